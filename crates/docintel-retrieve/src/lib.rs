@@ -1,0 +1,1 @@
+//! docintel-retrieve

@@ -1,0 +1,272 @@
+//! The answer schema family: spans, typed values, the feedback fields every
+//! answer carries, and multi-field extraction.
+//!
+//! Two views of one contract:
+//! - [`TypedAnswer<V>`] is what a model (or the extractive generator) fills for
+//!   one registry entry; its JSON Schema is what structured output enforces.
+//! - [`Answer`] is the runtime value every brick passes around and the CLI
+//!   prints, with the value as the closed enum [`AnswerValue`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A citation: the source lines an item was read from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Span {
+    /// First cited line (global line id, the GLOBAL_LINE column).
+    pub line_start: u32,
+    /// Last cited line, inclusive.
+    pub line_end: u32,
+    /// The page of `line_start`, 1-based.
+    pub page: u32,
+    /// Verbatim text from the cited lines.
+    pub quote: String,
+}
+
+/// A monetary amount.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Amount {
+    /// The number, in `unit`s.
+    pub value: f64,
+    /// ISO 4217 code (`USD`, `EUR`, `INR`), `None` when the document names none.
+    pub currency: Option<String>,
+    /// Scale word when the document states one: `thousand`, `million`, `billion`.
+    pub unit: Option<String>,
+}
+
+/// A calendar date.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DateValue {
+    /// `YYYY-MM-DD`.
+    pub iso: String,
+    /// The date as written in the document.
+    pub original: String,
+}
+
+/// A table answer. Rectangular by construction: every row has one cell per
+/// header ([`TableValue::new`] checks; deserialisation goes through it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(try_from = "UncheckedTable")]
+pub struct TableValue {
+    headers: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct UncheckedTable {
+    headers: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl TryFrom<UncheckedTable> for TableValue {
+    type Error = String;
+    fn try_from(raw: UncheckedTable) -> Result<Self, String> {
+        TableValue::new(raw.headers, raw.rows)
+    }
+}
+
+impl TableValue {
+    /// Builds a table, refusing ragged rows.
+    pub fn new(headers: Vec<String>, rows: Vec<Vec<String>>) -> Result<TableValue, String> {
+        if let Some((index, row)) = rows.iter().enumerate().find(|(_, row)| row.len() != headers.len()) {
+            return Err(format!("table row {index} has {} cells but there are {} headers", row.len(), headers.len()));
+        }
+        Ok(TableValue { headers, rows })
+    }
+    /// Column names.
+    pub fn headers(&self) -> &[String] {
+        &self.headers
+    }
+    /// Rows, each as long as `headers`.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+}
+
+/// A typed answer value at run time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AnswerValue {
+    /// `{"value": number, "currency": "USD", "unit": null}`.
+    Amount(Amount),
+    /// `{"iso": "YYYY-MM-DD", "original": "..."}`.
+    Date(DateValue),
+    /// `{"headers": [...], "rows": [[...]]}`.
+    Table(TableValue),
+    /// `true` / `false`.
+    Boolean(bool),
+    /// A string.
+    Text(String),
+}
+
+/// One element of an answer: a value with the spans it was read from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Item<V> {
+    /// The typed value.
+    pub value: V,
+    /// The value as it reads in the document (or a short paraphrase).
+    pub text: Option<String>,
+    /// Where it was read; at least one span per item.
+    pub spans: Vec<Span>,
+}
+
+/// How an answer was produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtractionMethod {
+    /// Deterministic extraction from the passages, no model.
+    Extractive,
+    /// A language model with structured output.
+    Llm,
+}
+
+/// The feedback fields every answer carries next to its items.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerFeedback {
+    /// Whether an answer was found in the passages.
+    pub answer_found: bool,
+    /// Whether the answer is complete (false when only part was found).
+    pub complete_answer_found: bool,
+    /// Confidence in [0, 1].
+    pub confidence: f64,
+    /// What was and was not found, in plain words.
+    pub warnings: Vec<String>,
+    /// Question keywords found in the passages.
+    pub keywords_found: Vec<String>,
+    /// Words the generator saw in the passages that would help a retry.
+    pub llm_discovered_keywords: Vec<String>,
+    /// Whether the passages disagree.
+    pub conflicting_evidence: bool,
+    /// Whether the passages were well-formed enough to read.
+    pub context_structured: bool,
+    /// A clarifying question to offer the user.
+    pub suggested_clarification: Option<String>,
+}
+
+impl AnswerFeedback {
+    /// The feedback of an honest "not found".
+    pub fn not_found(warning: impl Into<String>) -> AnswerFeedback {
+        AnswerFeedback {
+            answer_found: false,
+            complete_answer_found: false,
+            confidence: 0.0,
+            warnings: vec![warning.into()],
+            keywords_found: Vec::new(),
+            llm_discovered_keywords: Vec::new(),
+            conflicting_evidence: false,
+            context_structured: true,
+            suggested_clarification: None,
+        }
+    }
+}
+
+/// The schema a generator fills for one registry entry: items of one value
+/// type plus the feedback fields. `extraction_method` and the shape/type are
+/// filled by the pipeline, not the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TypedAnswer<V> {
+    /// The answer items; empty when nothing was found.
+    pub items: Vec<Item<V>>,
+    /// Feedback fields.
+    #[serde(flatten)]
+    pub feedback: AnswerFeedback,
+}
+
+/// The runtime answer: the JSON contract under `"answer"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// `single`, `listing`, ...
+    pub answer_shape: crate::AnswerShape,
+    /// `amount`, `date`, `text`, ...
+    pub answer_type: String,
+    /// The items.
+    pub items: Vec<Item<AnswerValue>>,
+    /// How it was produced.
+    pub extraction_method: ExtractionMethod,
+    /// Feedback fields.
+    #[serde(flatten)]
+    pub feedback: AnswerFeedback,
+}
+
+impl Answer {
+    /// Converts a typed answer into the runtime form.
+    pub fn from_typed<V: Into<AnswerValue>>(
+        shape: crate::AnswerShape,
+        answer_type: impl Into<String>,
+        method: ExtractionMethod,
+        typed: TypedAnswer<V>,
+    ) -> Answer {
+        Answer {
+            answer_shape: shape,
+            answer_type: answer_type.into(),
+            items: typed
+                .items
+                .into_iter()
+                .map(|item| Item { value: item.value.into(), text: item.text, spans: item.spans })
+                .collect(),
+            extraction_method: method,
+            feedback: typed.feedback,
+        }
+    }
+
+    /// Every span of every item.
+    pub fn spans(&self) -> impl Iterator<Item = &Span> {
+        self.items.iter().flat_map(|item| item.spans.iter())
+    }
+}
+
+impl From<Amount> for AnswerValue {
+    fn from(v: Amount) -> Self {
+        AnswerValue::Amount(v)
+    }
+}
+impl From<DateValue> for AnswerValue {
+    fn from(v: DateValue) -> Self {
+        AnswerValue::Date(v)
+    }
+}
+impl From<TableValue> for AnswerValue {
+    fn from(v: TableValue) -> Self {
+        AnswerValue::Table(v)
+    }
+}
+impl From<bool> for AnswerValue {
+    fn from(v: bool) -> Self {
+        AnswerValue::Boolean(v)
+    }
+}
+impl From<String> for AnswerValue {
+    fn from(v: String) -> Self {
+        AnswerValue::Text(v)
+    }
+}
+
+/// One field of a multi-field extraction, with its own evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExtractedField<V> {
+    /// The value, `None` when not found.
+    pub value: Option<V>,
+    /// Whether the field was found.
+    pub found: bool,
+    /// Verbatim text the value was read from.
+    pub quote: Option<String>,
+    /// Page of the quote, 1-based.
+    pub page: Option<u32>,
+    /// First line of the quote (global line id).
+    pub line_start: Option<u32>,
+    /// Last line of the quote (global line id).
+    pub line_end: Option<u32>,
+    /// Why it is missing or doubtful.
+    pub warning: Option<String>,
+}
+
+/// Several named fields extracted in one call (a CV, an invoice): `T` is a
+/// struct whose fields are [`ExtractedField`]s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FieldExtraction<T> {
+    /// The fields.
+    pub fields: T,
+    /// Feedback fields for the extraction as a whole.
+    #[serde(flatten)]
+    pub feedback: AnswerFeedback,
+}

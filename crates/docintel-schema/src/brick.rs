@@ -1,0 +1,170 @@
+//! The brick contracts. Implementations live in the brick crates; every brick
+//! has a deterministic one, and LLM-backed ones sit behind the same trait.
+//!
+//! Each trait has an associated error type so every brick keeps its own
+//! error enum (one variant per cause of failure).
+
+use serde::{Deserialize, Serialize};
+
+use crate::answer::Answer;
+use crate::document::{DocumentProfile, ParsedDocument};
+use crate::question::ParsedQuestion;
+use crate::retrieval::{Passage, Retrieval};
+
+/// Turns the user's string into a [`ParsedQuestion`].
+pub trait QuestionParser {
+    /// The brick's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Parses `question` for a document with this profile (the profile drives
+    /// activation downgrades: no TOC → no TOC navigation, and so on).
+    fn parse(&self, question: &str, profile: &DocumentProfile) -> Result<ParsedQuestion, Self::Error>;
+    /// Name and version for the audit trail (`rules/0.1`).
+    fn name(&self) -> String;
+}
+
+/// Selects candidate passages for a parsed question.
+pub trait Retriever {
+    /// The brick's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Ranks passages of `document` for `question`.
+    fn retrieve(
+        &self,
+        question: &ParsedQuestion,
+        document: &ParsedDocument,
+        trace: &mut dyn TraceSink,
+    ) -> Result<Retrieval, Self::Error>;
+    /// Name and version for the audit trail.
+    fn name(&self) -> String;
+}
+
+/// Answers from the passages shown, with spans.
+pub trait Generator {
+    /// The brick's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Produces a typed answer from `passages` (all inside `document`).
+    fn generate(
+        &self,
+        question: &ParsedQuestion,
+        document: &ParsedDocument,
+        passages: &[Passage],
+        trace: &mut dyn TraceSink,
+    ) -> Result<Generation, Self::Error>;
+    /// Name and version for the audit trail.
+    fn name(&self) -> String;
+}
+
+/// What a generator returns: the answer plus what it did to get it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The typed answer (citations not yet verified).
+    pub answer: Answer,
+    /// The strategy executed (`combined`, `sequential`).
+    pub strategy_executed: String,
+    /// Why it stopped (`sufficient`, `exhausted`, `budget`).
+    pub exit: String,
+    /// Iterations (model calls or extraction rounds).
+    pub iterations: u32,
+    /// Passages actually shown (sequential may stop early).
+    pub passages_shown: Vec<Passage>,
+    /// Prompt fragments applied.
+    pub fragments_applied: Vec<String>,
+    /// Template version.
+    pub template_version: String,
+    /// The model that answered, if any.
+    pub model: Option<String>,
+    /// Token usage.
+    pub usage: Usage,
+}
+
+/// Token usage of one or more model calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cached_tokens: u64,
+}
+
+/// A chat message for a language model.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// Message text.
+    pub content: String,
+}
+
+/// One structured-output request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmRequest {
+    /// Model name (a row of the models table).
+    pub model: String,
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// Schema name.
+    pub schema_name: String,
+    /// Strict JSON Schema the reply must follow.
+    pub schema: serde_json::Value,
+    /// Sampling temperature (docintel always sends 0).
+    pub temperature: f32,
+    /// Output token cap.
+    pub max_output_tokens: Option<u32>,
+}
+
+/// One model reply, with the raw response kept verbatim for the trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmResponse {
+    /// Provider's response id.
+    pub id: String,
+    /// Model that answered.
+    pub model: String,
+    /// The JSON text of the reply.
+    pub content: String,
+    /// Why generation stopped (`stop`, `length`, ...).
+    pub finish_reason: String,
+    /// Token usage.
+    pub usage: Usage,
+    /// The raw response body, verbatim.
+    pub raw: serde_json::Value,
+}
+
+/// A language-model transport (OpenAI-compatible server, replay, ...).
+pub trait LanguageModel {
+    /// The transport's error type.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Sends one request and returns the reply.
+    fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, Self::Error>;
+}
+
+/// One decision recorded in the audit trail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceEvent {
+    /// The brick that decided (`parse`, `question`, `retrieve`, `generate`, `pipeline`).
+    pub brick: String,
+    /// The step within the brick (`keyword_search`, `validate`, ...).
+    pub step: String,
+    /// Structured detail.
+    pub detail: serde_json::Value,
+}
+
+/// Receives decisions as they are made (shaped like ripgrep's `Sink`).
+pub trait TraceSink {
+    /// Records one event.
+    fn record(&mut self, event: TraceEvent);
+}
+
+/// A sink that drops everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NullSink;
+
+impl TraceSink for NullSink {
+    fn record(&mut self, _event: TraceEvent) {}
+}
+
+impl TraceSink for Vec<TraceEvent> {
+    fn record(&mut self, event: TraceEvent) {
+        self.push(event);
+    }
+}

@@ -1,0 +1,219 @@
+//! The parsed document: line, page and TOC tables plus the document profile.
+//!
+//! These are the tables the parse brick produces and every later brick reads.
+//! Numbering is fixed here, once, for the whole project:
+//! - `line_id` is **global and 1-based**: the first line of the document is 1.
+//!   This is the number every citation (`Span::line_start`) uses.
+//! - `page` is 1-based.
+//! - `line_in_page` is 1-based within its page.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in PDF user-space points, origin at the bottom-left of the page
+/// (the PDF convention), so `y0 < y1`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct BBox {
+    /// Left edge.
+    pub x0: f32,
+    /// Bottom edge.
+    pub y0: f32,
+    /// Right edge.
+    pub x1: f32,
+    /// Top edge.
+    pub y1: f32,
+}
+
+impl BBox {
+    /// The smallest box holding both.
+    pub fn union(self, other: BBox) -> BBox {
+        BBox {
+            x0: self.x0.min(other.x0),
+            y0: self.y0.min(other.y0),
+            x1: self.x1.max(other.x1),
+            y1: self.y1.max(other.y1),
+        }
+    }
+}
+
+/// One row of the line table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Line {
+    /// Global line number, 1-based, unique in the document.
+    pub line_id: u32,
+    /// Page number, 1-based.
+    pub page: u32,
+    /// Line number within its page, 1-based.
+    pub line_in_page: u32,
+    /// The text as extracted (ligatures expanded, nothing else changed).
+    pub text: String,
+    /// Where the line sits on its page, for highlighting.
+    pub bbox: BBox,
+}
+
+/// One row of the page table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PageInfo {
+    /// Page number, 1-based.
+    pub page: u32,
+    /// Number of lines extracted from the page.
+    pub n_lines: u32,
+    /// Number of characters extracted from the page.
+    pub n_chars: u32,
+    /// Whether the page has any extractable text.
+    pub has_text_layer: bool,
+    /// Page width in points (from the media box).
+    pub width: f32,
+    /// Page height in points (from the media box).
+    pub height: f32,
+}
+
+/// Where a TOC row comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TocSource {
+    /// The PDF's native outline (bookmarks).
+    Outline,
+    /// Rebuilt from a printed contents page.
+    ContentsPage,
+    /// Rebuilt from numbered or styled headings.
+    Headings,
+}
+
+/// One row of the TOC table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TocEntry {
+    /// Row id, 0-based in document order.
+    pub id: u32,
+    /// The parent row, `None` at the top level.
+    pub parent: Option<u32>,
+    /// Depth, 1 for top-level entries.
+    pub level: u32,
+    /// Entry title as decoded.
+    pub title: String,
+    /// First page of the section, 1-based.
+    pub start_page: u32,
+    /// Last page of the section (inclusive).
+    pub end_page: u32,
+    /// Where the row comes from.
+    pub source: TocSource,
+}
+
+/// Input formats docintel knows about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentFormat {
+    /// Portable Document Format.
+    Pdf,
+    /// Word document.
+    Docx,
+    /// Plain text or Markdown.
+    Txt,
+    /// HTML page.
+    Html,
+    /// Spreadsheet.
+    Xlsx,
+}
+
+/// What kind of document this is, so routing can adapt to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DocumentProfile {
+    /// File format.
+    pub format: DocumentFormat,
+    /// Number of pages; `None` for formats without real pages.
+    pub n_pages: Option<u32>,
+    /// Whether the document has a usable table of contents.
+    pub has_toc: bool,
+    /// Whether tables were detected.
+    pub has_tables: bool,
+    /// Detected languages (ISO 639-1), most frequent first.
+    pub languages: Vec<String>,
+    /// Whether most pages have no text layer.
+    pub is_scanned: bool,
+    /// Document type (cv, contract, invoice, policy, standard, paper, report...).
+    pub doc_type: Option<String>,
+    /// Fields typically asked of this document type.
+    pub typical_fields: Vec<String>,
+    /// A short summary of the document.
+    pub summary: Option<String>,
+}
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Worth knowing; nothing was lost.
+    Info,
+    /// Something was lost or degraded (e.g. a page could not be read).
+    Warning,
+}
+
+/// Something the parser noticed while reading a document that did not stop it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Diagnostic {
+    /// How bad it is.
+    pub severity: Severity,
+    /// The page concerned, if any.
+    pub page: Option<u32>,
+    /// Human-readable message.
+    pub message: String,
+}
+
+/// Everything the parse brick produces for one document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ParsedDocument {
+    /// The path or name the document was read from.
+    pub source: String,
+    /// The document profile.
+    pub profile: DocumentProfile,
+    /// The line table, in reading order; `lines[i].line_id == i + 1`.
+    pub lines: Vec<Line>,
+    /// The page table, one row per page in order.
+    pub pages: Vec<PageInfo>,
+    /// The TOC table (possibly empty).
+    pub toc: Vec<TocEntry>,
+    /// What went wrong without stopping the parse.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ParsedDocument {
+    /// The line with this global id, if it exists.
+    pub fn line(&self, line_id: u32) -> Option<&Line> {
+        let index = usize::try_from(line_id).ok()?.checked_sub(1)?;
+        self.lines.get(index).filter(|line| line.line_id == line_id)
+    }
+
+    /// The lines from `start` to `end` inclusive (clamped to the table).
+    pub fn line_range(&self, start: u32, end: u32) -> &[Line] {
+        let n = self.lines.len();
+        let lo = (start.max(1) as usize - 1).min(n);
+        let hi = (end as usize).min(n).max(lo);
+        &self.lines[lo..hi]
+    }
+
+    /// Checks the table invariants: ids are 1..=n in order, pages ascend, and
+    /// line_in_page restarts at 1 on every page. Returns the first violation.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut previous: Option<&Line> = None;
+        for (index, line) in self.lines.iter().enumerate() {
+            if line.line_id as usize != index + 1 {
+                return Err(format!("line {} has line_id {}", index + 1, line.line_id));
+            }
+            let expected_in_page = match previous {
+                Some(p) if p.page == line.page => p.line_in_page + 1,
+                Some(p) if p.page > line.page => {
+                    return Err(format!("line {} goes back from page {} to {}", line.line_id, p.page, line.page));
+                }
+                _ => 1,
+            };
+            if line.line_in_page != expected_in_page {
+                return Err(format!(
+                    "line {} has line_in_page {}, expected {}",
+                    line.line_id, line.line_in_page, expected_in_page
+                ));
+            }
+            previous = Some(line);
+        }
+        Ok(())
+    }
+}

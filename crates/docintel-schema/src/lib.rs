@@ -1,0 +1,43 @@
+//! The docintel contract: the types every brick reads and writes, the answer
+//! schema family with `ANSWER_REGISTRY`, and the brick traits.
+//!
+//! Every brick crate depends on this crate and on nothing else of docintel,
+//! so each brick can be linked into another project or tested alone.
+//!
+//! ```
+//! use docintel_schema::{AnswerShape, registry};
+//!
+//! let entry = registry::lookup(AnswerShape::Single, "amount").unwrap();
+//! let schema = entry.json_schema();
+//! assert_eq!(schema["additionalProperties"], false);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod answer;
+pub mod brick;
+pub mod document;
+pub mod meta;
+pub mod question;
+pub mod registry;
+pub mod retrieval;
+pub mod text;
+
+pub use answer::{
+    Amount, Answer, AnswerFeedback, AnswerValue, DateValue, ExtractedField, ExtractionMethod, FieldExtraction,
+    Item, Span, TableValue, TypedAnswer,
+};
+pub use brick::{
+    ChatMessage, Generation, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, QuestionParser,
+    Retriever, TraceEvent, TraceSink, Usage,
+};
+pub use document::{
+    BBox, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry, TocSource,
+};
+pub use meta::{AskOutput, CitationProblem, Meta, SkippedStep};
+pub use question::{
+    AnswerContext, AnswerShape, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, ExecutionPlan,
+    GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters, StructuralHints,
+};
+pub use registry::{ANSWER_REGISTRY, RegistryEntry, ValueKind};
+pub use retrieval::{Passage, Retrieval};

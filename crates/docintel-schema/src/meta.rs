@@ -1,0 +1,95 @@
+//! `_meta`: the summary of the audit trail carried by every answer, and the
+//! top-level JSON contract of `docintel ask --json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::answer::Answer;
+use crate::question::{DecompositionPattern, ExecutionPlan};
+
+/// A pipeline step that did not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedStep {
+    /// The step (`toc_navigation`, `embeddings`, ...).
+    pub step: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+/// A problem found while checking an answer's citations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CitationProblem {
+    /// Index of the item.
+    pub item: usize,
+    /// Index of the span within the item.
+    pub span: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// The summary of everything the pipeline decided for one answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    /// docintel version.
+    pub docintel_version: String,
+    /// Decomposition pattern of the question.
+    pub decomposition: DecompositionPattern,
+    /// The activations the dispatcher decided.
+    pub activations: ExecutionPlan,
+    /// Steps skipped and why.
+    pub skipped: Vec<SkippedStep>,
+    /// Notes from the question parser.
+    pub parsing_notes: Vec<String>,
+    /// Notes from retrieval.
+    pub retrieval_notes: Vec<String>,
+    /// Generation iterations run.
+    pub iterations: u32,
+    /// Retrieval methods that ran.
+    pub retrieval_methods_used: Vec<String>,
+    /// Implementations used per brick (`question` → `rules/0.1`, ...).
+    pub implementations: BTreeMap<String, String>,
+    /// The model that answered, `None` offline.
+    pub model: Option<String>,
+    /// Prompt or template versions per brick.
+    pub prompt_versions: BTreeMap<String, String>,
+    /// Prompt fragments applied (empty for the extractive generator).
+    pub fragments_applied: Vec<String>,
+    /// The chunk strategy the generator executed.
+    pub chunk_strategy_executed: String,
+    /// Why generation stopped (`sufficient`, `exhausted`, `budget`).
+    pub exit: String,
+    /// Passages shown to the generator, as `p<page> l<start>-<end>`.
+    pub passages_shown: Vec<String>,
+    /// Input tokens spent.
+    pub tokens_in: u64,
+    /// Output tokens spent.
+    pub tokens_out: u64,
+    /// Cost in US dollars.
+    pub cost_usd: f64,
+    /// Wall time per stage in milliseconds.
+    pub timings_ms: BTreeMap<String, u64>,
+    /// Problems the parser reported for this document.
+    pub document_diagnostics: Vec<String>,
+    /// Problems found in the citations (empty when all verified).
+    pub citation_problems: Vec<CitationProblem>,
+    /// Where the trace was written, if it was.
+    pub trace_dir: Option<String>,
+}
+
+/// The whole output of one question: the `docintel ask --json` object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AskOutput {
+    /// The question as asked.
+    pub question: String,
+    /// The document path as given.
+    pub document: String,
+    /// The typed answer.
+    pub answer: Answer,
+    /// Whether every span lies in the passages shown and every quote was found
+    /// in its cited lines.
+    pub citations_verified: bool,
+    /// The audit summary.
+    #[serde(rename = "_meta")]
+    pub meta: Meta,
+}

@@ -1,0 +1,61 @@
+//! Text normalisation shared by every brick that matches text: retrieval
+//! matching keywords against lines, and validation matching quotes against
+//! cited lines. One definition, so a quote that retrieval would find is a
+//! quote validation accepts.
+
+/// Folds one character to its match-friendly form: typographic dashes and
+/// spaces become ASCII, ligatures expand, letters lower-case.
+fn fold_char(c: char, out: &mut String) {
+    match c {
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => out.push(' '),
+        '\u{200B}' | '\u{FEFF}' | '\u{00AD}' => {}
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2212}' => out.push('-'),
+        '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => out.push('\''),
+        '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => out.push('"'),
+        '\u{2026}' => out.push_str("..."),
+        '\u{FB00}' => out.push_str("ff"),
+        '\u{FB01}' => out.push_str("fi"),
+        '\u{FB02}' => out.push_str("fl"),
+        '\u{FB03}' => out.push_str("ffi"),
+        '\u{FB04}' => out.push_str("ffl"),
+        '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+        c => out.extend(c.to_lowercase()),
+    }
+}
+
+/// The match form of a text: folded characters, lower case, runs of
+/// whitespace collapsed to one space, trimmed.
+pub fn normalize(text: &str) -> String {
+    let mut folded = String::with_capacity(text.len());
+    for c in text.chars() {
+        fold_char(c, &mut folded);
+    }
+    let mut out = String::with_capacity(folded.len());
+    for word in folded.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The comparison form used to verify quotes: [`normalize`] with every
+/// whitespace removed, so a quote differing from the source only in spacing
+/// or line breaks (PDF extraction guesses spaces from glyph gaps) still
+/// verifies, while any changed character does not.
+pub fn squash(text: &str) -> String {
+    normalize(text).chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_typography() {
+        assert_eq!(normalize("  Total\u{00A0}Amount \u{2011} \u{FB01}nal  "), "total amount - final");
+        assert_eq!(squash("Grand  Total:\n 4.11"), "grandtotal:4.11");
+        assert_ne!(squash("4.11"), squash("4.17"));
+    }
+}
