@@ -1,1 +1,207 @@
-//! docintel-llm
+//! docintel-llm: how does a request reach a language model?
+//!
+//! Transports implement the schema crate's [`LanguageModel`] trait. Today
+//! this crate ships the [`ReplayTransport`], which answers from responses
+//! recorded on disk, matched by a hash of the request; tests of LLM-backed
+//! bricks run on it, with no network. The OpenAI-compatible HTTP transport
+//! (OpenAI, Azure, vLLM, llama.cpp server, Ollama) is not built yet.
+//!
+//! ```
+//! use docintel_llm::request_key;
+//! use docintel_schema::{ChatMessage, LlmRequest};
+//! let request = LlmRequest {
+//!     model: "m".into(),
+//!     messages: vec![ChatMessage { role: "user".into(), content: "hi".into() }],
+//!     schema_name: "s".into(),
+//!     schema: serde_json::json!({"type": "object"}),
+//!     temperature: 0.0,
+//!     max_output_tokens: None,
+//! };
+//! assert_eq!(request_key(&request).len(), 64);
+//! ```
+
+#![warn(missing_docs)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use docintel_schema::{LanguageModel, LlmRequest, LlmResponse};
+use sha2::{Digest, Sha256};
+
+/// Why a transport call failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LlmError {
+    /// The replay directory holds no response for this request.
+    NotRecorded {
+        /// The request key (hex SHA-256 of the request).
+        key: String,
+        /// The directory searched.
+        dir: PathBuf,
+    },
+    /// A recording could not be read or written.
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A recording is not a valid response.
+    Malformed {
+        /// The file concerned.
+        path: PathBuf,
+        /// The JSON error.
+        source: serde_json::Error,
+    },
+    /// The model stopped at the token limit: the reply is cut, not an answer.
+    Truncated {
+        /// The response id.
+        id: String,
+    },
+}
+
+impl std::fmt::Display for LlmError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LlmError::NotRecorded { key, dir } => {
+                write!(f, "no recorded response for request {key} in {}", dir.display())
+            }
+            LlmError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            LlmError::Malformed { path, source } => write!(f, "{}: not a recorded response: {source}", path.display()),
+            LlmError::Truncated { id } => write!(f, "response {id} was cut at the output token limit"),
+        }
+    }
+}
+
+impl std::error::Error for LlmError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LlmError::Io { source, .. } => Some(source),
+            LlmError::Malformed { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// The replay key of a request: hex SHA-256 of its JSON form. Any change to
+/// the prompt, schema, model or parameters changes the key.
+pub fn request_key(request: &LlmRequest) -> String {
+    let bytes = serde_json::to_vec(request).expect("an LlmRequest always serialises");
+    Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Answers requests from responses recorded in a directory, one
+/// `<request_key>.json` file (an [`LlmResponse`]) per request.
+#[derive(Debug, Clone)]
+pub struct ReplayTransport {
+    dir: PathBuf,
+}
+
+impl ReplayTransport {
+    /// A transport replaying from `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> ReplayTransport {
+        ReplayTransport { dir: dir.into() }
+    }
+
+    /// Stores `response` as the answer to `request` (used to record fixtures).
+    pub fn record(&self, request: &LlmRequest, response: &LlmResponse) -> Result<PathBuf, LlmError> {
+        let path = self.path_for(request);
+        let io = |source| LlmError::Io { path: path.clone(), source };
+        fs::create_dir_all(&self.dir).map_err(io)?;
+        let json = serde_json::to_vec_pretty(response).map_err(|e| io(std::io::Error::other(e)))?;
+        fs::write(&path, json).map_err(io)?;
+        Ok(path)
+    }
+
+    fn path_for(&self, request: &LlmRequest) -> PathBuf {
+        self.dir.join(format!("{}.json", request_key(request)))
+    }
+
+    /// The directory replayed from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl LanguageModel for ReplayTransport {
+    type Error = LlmError;
+
+    fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let path = self.path_for(request);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(LlmError::NotRecorded { key: request_key(request), dir: self.dir.clone() });
+            }
+            Err(source) => return Err(LlmError::Io { path, source }),
+        };
+        let response: LlmResponse =
+            serde_json::from_slice(&bytes).map_err(|source| LlmError::Malformed { path: path.clone(), source })?;
+        if response.finish_reason == "length" {
+            return Err(LlmError::Truncated { id: response.id });
+        }
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use docintel_schema::{ChatMessage, Usage};
+    use serde_json::json;
+
+    fn request(content: &str) -> LlmRequest {
+        LlmRequest {
+            model: "test-model".into(),
+            messages: vec![ChatMessage { role: "user".into(), content: content.into() }],
+            schema_name: "single_text".into(),
+            schema: json!({"type": "object"}),
+            temperature: 0.0,
+            max_output_tokens: Some(256),
+        }
+    }
+
+    fn response(finish_reason: &str) -> LlmResponse {
+        LlmResponse {
+            id: "resp-1".into(),
+            model: "test-model".into(),
+            content: r#"{"items":[]}"#.into(),
+            finish_reason: finish_reason.into(),
+            usage: Usage { input_tokens: 10, output_tokens: 3, cached_tokens: 0 },
+            raw: json!({"id": "resp-1", "choices": []}),
+        }
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("docintel-llm-{name}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn replays_what_was_recorded_and_only_that() {
+        let dir = temp_dir("replay");
+        let transport = ReplayTransport::new(&dir);
+        transport.record(&request("hello"), &response("stop")).unwrap();
+        assert_eq!(transport.complete(&request("hello")).unwrap(), response("stop"));
+        let missing = transport.complete(&request("hello!")).unwrap_err();
+        assert!(matches!(missing, LlmError::NotRecorded { .. }), "{missing}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_truncated_reply_is_an_error() {
+        let dir = temp_dir("truncated");
+        let transport = ReplayTransport::new(&dir);
+        transport.record(&request("long"), &response("length")).unwrap();
+        assert!(matches!(transport.complete(&request("long")), Err(LlmError::Truncated { .. })));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn keys_change_with_every_field() {
+        let base = request("q");
+        let mut other = base.clone();
+        other.temperature = 0.5;
+        assert_ne!(request_key(&base), request_key(&other));
+        assert_eq!(request_key(&base), request_key(&request("q")));
+    }
+}

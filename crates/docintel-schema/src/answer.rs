@@ -270,3 +270,81 @@ pub struct FieldExtraction<T> {
     #[serde(flatten)]
     pub feedback: AnswerFeedback,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AnswerShape;
+
+    fn span() -> Span {
+        Span { line_start: 3, line_end: 4, page: 1, quote: "Total 4.11".into() }
+    }
+
+    #[test]
+    fn answer_json_contract_round_trips() {
+        let typed = TypedAnswer {
+            items: vec![Item {
+                value: Amount { value: 4.11, currency: Some("USD".into()), unit: None },
+                text: Some("$4.11".into()),
+                spans: vec![span()],
+            }],
+            feedback: AnswerFeedback { answer_found: true, complete_answer_found: true, ..AnswerFeedback::not_found("") },
+        };
+        let answer = Answer::from_typed(AnswerShape::Single, "amount", ExtractionMethod::Extractive, typed);
+        let value = serde_json::to_value(&answer).unwrap();
+        assert_eq!(value["items"][0]["value"], serde_json::json!({"value": 4.11, "currency": "USD", "unit": null}));
+        assert_eq!(value["answer_found"], true);
+        assert_eq!(value["answer_shape"], "single");
+        assert_eq!(value["extraction_method"], "extractive");
+        let back: Answer = serde_json::from_value(value).unwrap();
+        assert_eq!(back, answer);
+    }
+
+    #[test]
+    fn untagged_values_deserialize_to_the_right_variant() {
+        let check = |json: &str, expected: AnswerValue| {
+            assert_eq!(serde_json::from_str::<AnswerValue>(json).unwrap(), expected, "{json}");
+        };
+        check(r#"{"iso":"2014-08-03","original":"Aug 3, 2014"}"#, DateValue { iso: "2014-08-03".into(), original: "Aug 3, 2014".into() }.into());
+        check("true", AnswerValue::Boolean(true));
+        check(r#""hello""#, AnswerValue::Text("hello".into()));
+        check(r#"{"value":1.5,"currency":null,"unit":"million"}"#, Amount { value: 1.5, currency: None, unit: Some("million".into()) }.into());
+    }
+
+    #[test]
+    fn tables_must_be_rectangular() {
+        assert!(TableValue::new(vec!["a".into(), "b".into()], vec![vec!["1".into(), "2".into()]]).is_ok());
+        let ragged = TableValue::new(vec!["a".into(), "b".into()], vec![vec!["1".into()]]);
+        assert!(ragged.unwrap_err().contains("row 0 has 1 cells"));
+        let json = r#"{"headers":["a","b"],"rows":[["1","2"],["3"]]}"#;
+        assert!(serde_json::from_str::<TableValue>(json).is_err());
+    }
+
+    #[test]
+    fn field_extraction_round_trips() {
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        struct Invoice {
+            total: ExtractedField<Amount>,
+            number: ExtractedField<String>,
+        }
+        let extraction = FieldExtraction {
+            fields: Invoice {
+                total: ExtractedField {
+                    value: Some(Amount { value: 56.02, currency: Some("EUR".into()), unit: None }),
+                    found: true,
+                    quote: Some("Total TTC 56,02 €".into()),
+                    page: Some(1),
+                    line_start: Some(20),
+                    line_end: Some(20),
+                    warning: None,
+                },
+                number: ExtractedField { value: None, found: false, quote: None, page: None, line_start: None, line_end: None, warning: Some("no invoice number".into()) },
+            },
+            feedback: AnswerFeedback::not_found("partial"),
+        };
+        let json = serde_json::to_string(&extraction).unwrap();
+        assert_eq!(serde_json::from_str::<FieldExtraction<Invoice>>(&json).unwrap(), extraction);
+        let schema = crate::registry::to_strict(schemars::schema_for!(FieldExtraction<Invoice>).to_value());
+        assert_eq!(schema["additionalProperties"], false);
+    }
+}

@@ -275,3 +275,97 @@ impl ParsedQuestion {
         self.keywords.iter().filter(|k| !k.is_regex)
     }
 }
+
+impl ExecutionPlan {
+    /// The plan before the dispatcher adapts it to a document: every
+    /// retrieval step a PDF supports, no embeddings, one iteration.
+    pub fn baseline() -> ExecutionPlan {
+        ExecutionPlan {
+            use_toc_navigation: true,
+            use_keyword_retrieval: true,
+            use_embeddings: false,
+            follow_cross_references: false,
+            decompose_compound: false,
+            iterate_on_feedback: false,
+            max_iterations: 1,
+            extract_page_numbers: true,
+        }
+    }
+}
+
+impl ParsedQuestion {
+    /// A record with nothing parsed yet: the question as a single text
+    /// question, no keywords, baseline activations. Parsers start from it;
+    /// tests build records from it.
+    pub fn unparsed(question: &str, parser: &str) -> ParsedQuestion {
+        let corrected = question.split_whitespace().collect::<Vec<_>>().join(" ");
+        ParsedQuestion {
+            original_question: question.to_owned(),
+            corrected_question: corrected.clone(),
+            language: None,
+            keywords: Vec::new(),
+            answer_shape: AnswerShape::Single,
+            answer_type: "text".to_owned(),
+            matched_concept: None,
+            decomposition: Decomposition { pattern: DecompositionPattern::Single, sub_questions: Vec::new() },
+            scope_filters: ScopeFilters::default(),
+            structural_hints: StructuralHints {
+                pages_hint: Vec::new(),
+                toc_section_hint: None,
+                layout_hint: None,
+                detection_context: None,
+                answer_context: AnswerContext::Line,
+                needs_summary: false,
+            },
+            chunk_strategy: ChunkStrategy::Sequential,
+            suggested_model: String::new(),
+            disambiguation: None,
+            distractors: Vec::new(),
+            activations: ExecutionPlan::baseline(),
+            parsing_notes: Vec::new(),
+            suggested_clarification: None,
+            ambiguity_reason: None,
+            parser: parser.to_owned(),
+            retrieval: RetrievalQuery {
+                main_query: corrected,
+                rewrites: Vec::new(),
+                anchor_keywords: Vec::new(),
+                section_hint: None,
+                pages: Vec::new(),
+                scope: ScopeFilters::default(),
+            },
+            generation: GenerationBrief {
+                original_question: question.to_owned(),
+                format_constraints: BTreeMap::new(),
+                disambiguation: None,
+                must_distinguish: Vec::new(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsed_question_round_trips_through_json() {
+        let mut parsed = ParsedQuestion::unparsed("  What is   the premium on page 3? ", "test");
+        parsed.keywords.push(Keyword::direct("premium"));
+        parsed.keywords.push(Keyword {
+            text: "prime".into(),
+            weight: 0.8,
+            source: KeywordSource::ExpertDictionary,
+            is_regex: false,
+            semantic_group: Some("premium".into()),
+        });
+        parsed.structural_hints.pages_hint = vec![3];
+        parsed.generation.format_constraints.insert("currency".into(), "EUR".into());
+        parsed.generation.must_distinguish.push(Distinction { wanted: "limit".into(), not_this: "deductible".into() });
+        assert_eq!(parsed.corrected_question, "What is the premium on page 3?");
+        let json = serde_json::to_string(&parsed).unwrap();
+        let back: ParsedQuestion = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, parsed);
+        assert!(json.contains("\"source\":\"expert_dictionary\""));
+    }
+}
