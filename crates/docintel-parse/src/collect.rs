@@ -1,0 +1,341 @@
+//! Glyph collection and line grouping.
+//!
+//! [`GlyphCollector`] implements pdf-extract's [`OutputDev`]: it receives every
+//! glyph of a page with its text-rendering matrix, advance width and font size,
+//! and groups the glyphs into lines itself. Geometry is done along each glyph's
+//! own baseline direction, so rotated text still forms lines.
+
+use docintel_schema::BBox;
+use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
+
+/// A new line starts when the baseline moves by more than this many ems.
+const BASELINE_BREAK_EM: f64 = 0.5;
+/// A new line starts when the pen jumps back by more than this many ems.
+const BACKWARD_BREAK_EM: f64 = 0.5;
+/// A new line starts when the horizontal gap exceeds this many ems.
+const GAP_BREAK_EM: f64 = 3.0;
+/// A space is inserted when the horizontal gap exceeds this many ems.
+const SPACE_EM: f64 = 0.15;
+/// A glyph repeated this close to the previous identical glyph is a fake-bold
+/// overprint and is dropped.
+const OVERPRINT_EM: f64 = 0.1;
+
+/// A line of text as collected, before reading-order sorting and numbering.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RawLine {
+    /// The text (ligatures expanded, trailing whitespace removed).
+    pub(crate) text: String,
+    /// Union of the glyph boxes, PDF user space.
+    pub(crate) bbox: BBox,
+}
+
+/// The line being built.
+#[derive(Debug)]
+struct Current {
+    text: String,
+    bbox: Option<BBox>,
+    em: f64,
+    /// Pen position after the last glyph.
+    end: (f64, f64),
+    /// Unit baseline direction.
+    dir: (f64, f64),
+    /// Origin and text of the last visible glyph (overprint detection).
+    last_glyph: Option<((f64, f64), String)>,
+}
+
+/// Collects the glyphs of one page into [`RawLine`]s.
+#[derive(Debug, Default)]
+pub(crate) struct GlyphCollector {
+    current: Option<Current>,
+    lines: Vec<RawLine>,
+    /// Number of glyphs received (including spaces).
+    pub(crate) n_glyphs: usize,
+}
+
+impl GlyphCollector {
+    /// Finishes the page and returns its lines in reading order.
+    pub(crate) fn finish(mut self) -> Vec<RawLine> {
+        self.flush();
+        reading_order(self.lines)
+    }
+
+    fn flush(&mut self) {
+        if let Some(cur) = self.current.take() {
+            let text = cur.text.trim_end_matches(is_pdf_space).to_string();
+            if let Some(bbox) = cur.bbox
+                && !text.chars().all(char::is_whitespace)
+            {
+                self.lines.push(RawLine { text, bbox });
+            }
+        }
+    }
+
+    fn add_glyph(&mut self, trm: &Transform, width: f64, font_size: f64, text: &str) {
+        self.n_glyphs += 1;
+        // Text space → user space: the glyph's origin and its em/advance vectors.
+        let origin = (trm.m31, trm.m32);
+        let em_vec = (trm.m11 * font_size, trm.m12 * font_size);
+        let up_vec = (trm.m21 * font_size, trm.m22 * font_size);
+        let det = (trm.m11 * trm.m22 - trm.m12 * trm.m21).abs();
+        let mut em = det.sqrt() * font_size.abs();
+        if !em.is_finite() || em <= 1e-6 {
+            em = 1.0;
+        }
+        let em_len = (em_vec.0 * em_vec.0 + em_vec.1 * em_vec.1).sqrt();
+        let dir = if em_len.is_finite() && em_len > 1e-9 { (em_vec.0 / em_len, em_vec.1 / em_len) } else { (1.0, 0.0) };
+        let width = if width.is_finite() && width >= 0.0 { width } else { 0.0 };
+        let advance = if em_len.is_finite() { width * em_len } else { width * em };
+        let end = (origin.0 + dir.0 * advance, origin.1 + dir.1 * advance);
+        if !origin.0.is_finite() || !origin.1.is_finite() || !end.0.is_finite() || !end.1.is_finite() {
+            return;
+        }
+
+        let is_space = !text.is_empty() && text.chars().all(is_pdf_space);
+        let cleaned = clean_glyph_text(text);
+        if !is_space && cleaned.is_empty() {
+            return;
+        }
+
+        // Decide whether the glyph continues the current line.
+        let mut need_space = false;
+        if let Some(cur) = &self.current {
+            let dx = origin.0 - cur.end.0;
+            let dy = origin.1 - cur.end.1;
+            let along = dx * cur.dir.0 + dy * cur.dir.1;
+            let across = -dx * cur.dir.1 + dy * cur.dir.0;
+            let ref_em = cur.em.max(em);
+            let same_dir = (cur.dir.0 * dir.0 + cur.dir.1 * dir.1) > 0.9;
+            let breaks = !same_dir
+                || across.abs() > BASELINE_BREAK_EM * ref_em
+                || along < -BACKWARD_BREAK_EM * ref_em
+                || along > GAP_BREAK_EM * ref_em;
+            if breaks {
+                // An overprinted duplicate glyph (fake bold) is dropped, not a break.
+                if let Some((last_origin, last_text)) = &cur.last_glyph
+                    && *last_text == cleaned
+                    && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
+                {
+                    return;
+                }
+                self.flush();
+            } else {
+                if let Some((last_origin, last_text)) = &cur.last_glyph
+                    && *last_text == cleaned
+                    && !is_space
+                    && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
+                {
+                    return;
+                }
+                need_space = along > SPACE_EM * ref_em;
+            }
+        }
+
+        if is_space {
+            // A space glyph only advances the pen of an existing line.
+            if let Some(cur) = &mut self.current {
+                if !cur.text.is_empty() && !cur.text.ends_with(' ') {
+                    cur.text.push(' ');
+                }
+                cur.end = end;
+            }
+            return;
+        }
+
+        // Glyph box: [0, advance] along the baseline, [-0.2, 0.8] em across it.
+        let up_len = (up_vec.0 * up_vec.0 + up_vec.1 * up_vec.1).sqrt();
+        let up = if up_len.is_finite() && up_len > 1e-9 {
+            (up_vec.0 / up_len * em, up_vec.1 / up_len * em)
+        } else {
+            (-dir.1 * em, dir.0 * em)
+        };
+        let corners = [
+            (origin.0 - 0.2 * up.0, origin.1 - 0.2 * up.1),
+            (end.0 - 0.2 * up.0, end.1 - 0.2 * up.1),
+            (origin.0 + 0.8 * up.0, origin.1 + 0.8 * up.1),
+            (end.0 + 0.8 * up.0, end.1 + 0.8 * up.1),
+        ];
+        let mut gbox = BBox { x0: f32::MAX, y0: f32::MAX, x1: f32::MIN, y1: f32::MIN };
+        for (x, y) in corners {
+            gbox.x0 = gbox.x0.min(x as f32);
+            gbox.y0 = gbox.y0.min(y as f32);
+            gbox.x1 = gbox.x1.max(x as f32);
+            gbox.y1 = gbox.y1.max(y as f32);
+        }
+        if !(gbox.x0.is_finite() && gbox.y0.is_finite() && gbox.x1.is_finite() && gbox.y1.is_finite()) {
+            return;
+        }
+
+        let cur = self.current.get_or_insert_with(|| Current {
+            text: String::new(),
+            bbox: None,
+            em,
+            end,
+            dir,
+            last_glyph: None,
+        });
+        if need_space && !cur.text.is_empty() && !cur.text.ends_with(' ') {
+            cur.text.push(' ');
+        }
+        cur.text.push_str(&cleaned);
+        cur.bbox = Some(cur.bbox.map_or(gbox, |b| b.union(gbox)));
+        cur.end = end;
+        cur.last_glyph = Some((origin, cleaned));
+    }
+}
+
+impl OutputDev for GlyphCollector {
+    fn begin_page(
+        &mut self,
+        _page_num: u32,
+        _media_box: &MediaBox,
+        _art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        self.add_glyph(trm, width, font_size, char);
+        Ok(())
+    }
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// Whitespace that separates words (NBSP is *not* one: it is kept as text).
+fn is_pdf_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{000C}')
+}
+
+/// Expands ligatures and drops control characters; other text is kept as is.
+pub(crate) fn clean_glyph_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{FB00}' => out.push_str("ff"),
+            '\u{FB01}' => out.push_str("fi"),
+            '\u{FB02}' => out.push_str("fl"),
+            '\u{FB03}' => out.push_str("ffi"),
+            '\u{FB04}' => out.push_str("ffl"),
+            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+            c if is_pdf_space(c) => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Sorts lines top to bottom, then left to right. Lines whose vertical
+/// centres are within half a line height of a row's first line share the row.
+pub(crate) fn reading_order(mut lines: Vec<RawLine>) -> Vec<RawLine> {
+    let key = |l: &RawLine| (l.bbox.y0 + l.bbox.y1) / 2.0;
+    lines.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
+    let mut out = Vec::with_capacity(lines.len());
+    let mut row: Vec<RawLine> = Vec::new();
+    let mut row_centre = 0.0f32;
+    let mut row_tol = 0.0f32;
+    for line in lines {
+        let centre = key(&line);
+        let height = (line.bbox.y1 - line.bbox.y0).max(1.0);
+        if !row.is_empty() && (row_centre - centre).abs() > row_tol.min(height / 2.0) {
+            row.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
+            out.append(&mut row);
+        }
+        if row.is_empty() {
+            row_centre = centre;
+            row_tol = height / 2.0;
+        }
+        row.push(line);
+    }
+    row.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
+    out.append(&mut row);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trm(x: f64, y: f64) -> Transform {
+        Transform::row_major(1.0, 0.0, 0.0, 1.0, x, y)
+    }
+
+    /// Feeds `text` as glyphs of `size` points, each 0.5 em wide, from (x, y).
+    fn feed(c: &mut GlyphCollector, text: &str, x: f64, y: f64, size: f64) {
+        let mut x = x;
+        for ch in text.chars() {
+            c.add_glyph(&trm(x, y), 0.5, size, &ch.to_string());
+            x += 0.5 * size;
+        }
+    }
+
+    #[test]
+    fn groups_glyphs_into_words_and_lines() {
+        let mut c = GlyphCollector::default();
+        feed(&mut c, "Total", 100.0, 700.0, 10.0);
+        // Gap of 1 em → a space, same line.
+        feed(&mut c, "due", 135.0, 700.0, 10.0);
+        // Next line below.
+        feed(&mut c, "Second line", 100.0, 686.0, 10.0);
+        let lines = c.finish();
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Total due", "Second line"]);
+        let b = lines[0].bbox;
+        assert!(b.x0 >= 99.0 && b.x0 <= 100.5 && b.x1 > 140.0 && b.y0 < 700.0 && b.y1 > 700.0, "{b:?}");
+    }
+
+    #[test]
+    fn large_gap_splits_and_rows_sort_left_to_right() {
+        let mut c = GlyphCollector::default();
+        // Emitted right column first; reading order must put the left one first.
+        feed(&mut c, "4.11", 400.0, 500.0, 10.0);
+        feed(&mut c, "Total", 100.0, 500.5, 10.0);
+        feed(&mut c, "Header", 100.0, 600.0, 10.0);
+        let lines = c.finish();
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Header", "Total", "4.11"]);
+    }
+
+    #[test]
+    fn ligatures_expand_and_nbsp_is_kept() {
+        assert_eq!(clean_glyph_text("\u{FB01}ne \u{FB03}x"), "fine ffix");
+        assert_eq!(clean_glyph_text("a\u{00A0}b\u{0000}"), "a\u{00A0}b");
+    }
+
+    #[test]
+    fn whitespace_only_lines_are_dropped_and_overprint_removed() {
+        let mut c = GlyphCollector::default();
+        c.add_glyph(&trm(10.0, 10.0), 0.25, 10.0, " ");
+        c.add_glyph(&trm(10.0, 300.0), 0.5, 10.0, "A");
+        c.add_glyph(&trm(10.3, 300.0), 0.5, 10.0, "A");
+        let lines = c.finish();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].text, "A");
+    }
+
+    #[test]
+    fn backward_jump_starts_new_line() {
+        let mut c = GlyphCollector::default();
+        feed(&mut c, "abc", 100.0, 500.0, 10.0);
+        feed(&mut c, "xyz", 50.0, 500.0, 10.0);
+        let lines = c.finish();
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["xyz", "abc"]);
+    }
+}

@@ -1,0 +1,105 @@
+//! Small, panic-free helpers over lopdf objects.
+
+use pdf_extract::{Dictionary, Document, Object, ObjectId};
+
+/// Default page size (US Letter) when no MediaBox can be found.
+pub(crate) const DEFAULT_PAGE_SIZE: (f32, f32) = (612.0, 792.0);
+
+/// Maximum depth when walking `/Parent` chains and trees.
+const MAX_INHERIT_DEPTH: usize = 64;
+
+/// Follows references (bounded by lopdf's own limit); `None` if dangling.
+pub(crate) fn deref<'a>(doc: &'a Document, obj: &'a Object) -> Option<&'a Object> {
+    doc.dereference(obj).ok().map(|(_, o)| o)
+}
+
+/// The dictionary behind `obj` (directly or through references).
+pub(crate) fn as_dict<'a>(doc: &'a Document, obj: &'a Object) -> Option<&'a Dictionary> {
+    match deref(doc, obj)? {
+        Object::Dictionary(d) => Some(d),
+        Object::Stream(s) => Some(&s.dict),
+        _ => None,
+    }
+}
+
+/// A number (integer or real) behind `obj`.
+pub(crate) fn as_number(doc: &Document, obj: &Object) -> Option<f64> {
+    match deref(doc, obj)? {
+        Object::Integer(i) => Some(*i as f64),
+        Object::Real(r) => Some(f64::from(*r)),
+        _ => None,
+    }
+}
+
+/// Page width and height from the MediaBox, inherited from the page tree
+/// parents when absent; [`DEFAULT_PAGE_SIZE`] when nothing usable is found.
+pub(crate) fn page_size(doc: &Document, page_id: ObjectId) -> (f32, f32) {
+    let mut dict = doc.get_dictionary(page_id).ok();
+    let mut depth = 0;
+    while let Some(d) = dict {
+        if let Some(size) = d.get(b"MediaBox").ok().and_then(|mb| media_box_size(doc, mb)) {
+            return size;
+        }
+        depth += 1;
+        if depth > MAX_INHERIT_DEPTH {
+            break;
+        }
+        dict = d.get(b"Parent").ok().and_then(|p| as_dict(doc, p));
+    }
+    DEFAULT_PAGE_SIZE
+}
+
+fn media_box_size(doc: &Document, obj: &Object) -> Option<(f32, f32)> {
+    let Object::Array(items) = deref(doc, obj)? else { return None };
+    if items.len() != 4 {
+        return None;
+    }
+    let n: Vec<f64> = items.iter().map(|o| as_number(doc, o)).collect::<Option<_>>()?;
+    let (w, h) = ((n[2] - n[0]).abs() as f32, (n[3] - n[1]).abs() as f32);
+    (w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0).then_some((w, h))
+}
+
+/// Decodes a PDF text string: UTF-16BE with BOM, UTF-8 with BOM, else
+/// PDFDocEncoding.
+pub(crate) fn decode_text_string(bytes: &[u8]) -> String {
+    if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
+        let units: Vec<u16> = rest.chunks_exact(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+        return String::from_utf16_lossy(&units);
+    }
+    if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        return String::from_utf8_lossy(rest).into_owned();
+    }
+    bytes.iter().map(|&b| pdf_doc_char(b)).collect()
+}
+
+/// PDFDocEncoding: Latin-1 except for 0x18–0x1F and 0x80–0x9F.
+fn pdf_doc_char(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '\u{2022}', '\u{2020}', '\u{2021}', '\u{2026}', '\u{2014}', '\u{2013}', '\u{0192}', '\u{2044}', '\u{2039}',
+        '\u{203A}', '\u{2212}', '\u{2030}', '\u{201E}', '\u{201C}', '\u{201D}', '\u{2018}', '\u{2019}', '\u{201A}',
+        '\u{2122}', '\u{FB01}', '\u{FB02}', '\u{0141}', '\u{0152}', '\u{0160}', '\u{0178}', '\u{017D}', '\u{0131}',
+        '\u{0142}', '\u{0153}', '\u{0161}', '\u{017E}', '\u{FFFD}',
+    ];
+    const LOW: [char; 8] =
+        ['\u{02D8}', '\u{02C7}', '\u{02C6}', '\u{02D9}', '\u{02DD}', '\u{02DB}', '\u{02DA}', '\u{02DC}'];
+    match b {
+        0x18..=0x1F => LOW[usize::from(b - 0x18)],
+        0x80..=0x9F => HIGH[usize::from(b - 0x80)],
+        0xA0 => '\u{20AC}',
+        _ => char::from(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_text_strings() {
+        assert_eq!(decode_text_string(b"Chapter 1"), "Chapter 1");
+        assert_eq!(decode_text_string(&[0xFE, 0xFF, 0x00, 0x41, 0x00, 0xE9]), "Aé");
+        assert_eq!(decode_text_string(&[0x43, 0x61, 0x66, 0xE9]), "Café");
+        assert_eq!(decode_text_string(&[0x93]), "\u{FB01}");
+        assert_eq!(decode_text_string(&[0xEF, 0xBB, 0xBF, 0xC3, 0xA9]), "é");
+    }
+}

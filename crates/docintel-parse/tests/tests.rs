@@ -1,0 +1,355 @@
+//! Integration tests over the real invoice fixtures, broken inputs and a
+//! synthetic PDF built here (outline, named destinations, a broken page).
+
+use std::path::{Path, PathBuf};
+
+use docintel_parse::{ParseError, parse_pdf, parse_pdf_bytes};
+use docintel_schema::{DocumentFormat, ParsedDocument, Severity, TocSource};
+use pdf_extract::{Dictionary, Document, Object, ObjectId, Stream};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
+}
+
+fn parse_fixture(name: &str) -> ParsedDocument {
+    let doc = parse_pdf(&fixture(name)).unwrap_or_else(|e| panic!("{e}"));
+    doc.check_invariants().unwrap();
+    doc
+}
+
+fn scratch_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("docintel-parse-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn find<'a>(doc: &'a ParsedDocument, needle: &str) -> &'a docintel_schema::Line {
+    doc.lines.iter().find(|l| l.text.contains(needle)).unwrap_or_else(|| panic!("no line contains {needle:?}"))
+}
+
+#[test]
+fn aws_invoice_lines_pages_and_profile() {
+    let doc = parse_fixture("AmazonWebServices.pdf");
+    assert!(doc.source.ends_with("AmazonWebServices.pdf"));
+    assert_eq!(doc.pages.len(), 1);
+    let page = &doc.pages[0];
+    assert_eq!((page.width, page.height), (612.0, 792.0));
+    assert!(page.has_text_layer);
+    assert_eq!(page.n_lines as usize, doc.lines.len());
+    assert_eq!(page.n_chars as usize, doc.lines.iter().map(|l| l.text.chars().count()).sum::<usize>());
+
+    // The title is the first line, as one line, near the top of the page.
+    let title = &doc.lines[0];
+    assert_eq!(title.text, "Amazon Web Services Invoice");
+    let b = title.bbox;
+    assert!(b.x0 > 200.0 && b.x1 < 612.0 && b.y0 > 650.0 && b.y1 < 792.0 && b.y0 < b.y1, "{b:?}");
+
+    // The total: the label and the amount sit on the same row, label first.
+    let label = find(&doc, "Total for this invoice");
+    let amount = &doc.lines[label.line_id as usize];
+    assert_eq!(amount.text, "$4.11");
+    assert!((amount.bbox.y0 - label.bbox.y0).abs() < 2.0 && amount.bbox.x0 > label.bbox.x1);
+    assert_eq!(find(&doc, "Invoice Number:").text, "Invoice Number:");
+    assert!(doc.lines.iter().any(|l| l.text == "42183017"));
+    assert!(doc.lines.iter().all(|l| !l.text.trim().is_empty() && l.text == l.text.trim_end()));
+
+    // Every box lies inside the page.
+    for l in &doc.lines {
+        let b = l.bbox;
+        assert!(b.x0 >= 0.0 && b.y0 >= 0.0 && b.x1 <= 612.0 && b.y1 <= 792.0 && b.x0 < b.x1 && b.y0 < b.y1, "{l:?}");
+    }
+    // Reading order: top to bottom (by line centre, with a row tolerance).
+    for pair in doc.lines.windows(2) {
+        let c = |l: &docintel_schema::Line| (l.bbox.y0 + l.bbox.y1) / 2.0;
+        assert!(c(&pair[1]) <= c(&pair[0]) + 8.0, "{:?} before {:?}", pair[0], pair[1]);
+    }
+
+    let p = &doc.profile;
+    assert_eq!(p.format, DocumentFormat::Pdf);
+    assert_eq!(p.n_pages, Some(1));
+    assert_eq!(p.doc_type.as_deref(), Some("invoice"));
+    assert_eq!(p.typical_fields, ["total amount", "invoice date", "invoice number", "issuer", "due date"]);
+    assert!(!p.is_scanned && !p.has_toc && !p.has_tables && p.languages.is_empty() && p.summary.is_none());
+    assert!(doc.toc.is_empty());
+    assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
+}
+
+#[test]
+fn netpresse_invoice_has_french_amounts() {
+    let doc = parse_fixture("NetpresseInvoice.pdf");
+    assert_eq!(doc.pages.len(), 1);
+    assert!(find(&doc, "Facture n°").text.contains("2022089083"));
+    let total = find(&doc, "Total TTC");
+    let amount = &doc.lines[total.line_id as usize];
+    assert!(amount.text.starts_with("56,02"), "{amount:?}");
+    assert!(doc.lines.iter().any(|l| l.text.starts_with("46,68")));
+    assert_eq!(doc.profile.doc_type.as_deref(), Some("invoice"));
+}
+
+#[test]
+fn flipkart_and_saeco_invoices() {
+    let doc = parse_fixture("FlipkartInvoice.pdf");
+    assert!(find(&doc, "Invoice No").text.contains("BLR_WFLD20151000982590"));
+    assert!(doc.lines.iter().any(|l| l.text.contains("OD304175096047380001")));
+    assert_eq!(doc.profile.doc_type.as_deref(), Some("invoice"));
+
+    let doc = parse_fixture("saeco.pdf");
+    assert!(doc.lines.iter().any(|l| l.text == "VF1005193039"));
+    assert!(find(&doc, "Factuur totaal").text.contains("EUR"));
+    assert_eq!(doc.profile.doc_type.as_deref(), Some("invoice"));
+    // saeco carries a one-entry native outline.
+    assert_eq!(doc.toc.len(), 1);
+    assert!(doc.profile.has_toc);
+    let entry = &doc.toc[0];
+    assert_eq!((entry.level, entry.parent, entry.start_page, entry.end_page), (1, None, 1, 1));
+    assert_eq!(entry.source, TocSource::Outline);
+}
+
+#[test]
+fn missing_file_is_not_found() {
+    let path = fixture("does-not-exist.pdf");
+    let err = parse_pdf(&path).unwrap_err();
+    assert!(matches!(err, ParseError::NotFound { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("does-not-exist.pdf") && msg.contains("not found"), "{msg}");
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn directory_is_an_io_error() {
+    let dir = std::env::temp_dir();
+    let err = parse_pdf(&dir).unwrap_err();
+    assert!(matches!(err, ParseError::Io { .. }), "{err:?}");
+    assert!(err.to_string().starts_with(&dir.display().to_string()));
+}
+
+#[test]
+fn text_file_renamed_pdf_is_not_a_pdf() {
+    let path = scratch_file("notes.pdf", b"just some text\nnothing to see\n");
+    let err = parse_pdf(&path).unwrap_err();
+    assert!(matches!(err, ParseError::NotPdf { .. }), "{err:?}");
+    assert_eq!(err.to_string(), format!("{}: not a PDF (no %PDF- header)", path.display()));
+}
+
+#[test]
+fn empty_file_is_not_a_pdf() {
+    let path = scratch_file("empty.pdf", b"");
+    let err = parse_pdf(&path).unwrap_err();
+    assert!(matches!(err, ParseError::NotPdf { .. }), "{err:?}");
+    assert!(err.to_string().contains("empty.pdf"));
+}
+
+#[test]
+fn truncated_pdf_is_malformed() {
+    let bytes = std::fs::read(fixture("AmazonWebServices.pdf")).unwrap();
+    let err = parse_pdf_bytes("truncated.pdf", &bytes[..300]).unwrap_err();
+    assert!(matches!(err, ParseError::Malformed { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.starts_with("truncated.pdf: malformed PDF"), "{msg}");
+    assert!(!msg.contains('\n'));
+}
+
+#[test]
+fn garbage_after_header_is_malformed() {
+    let mut bytes = b"%PDF-1.7\n".to_vec();
+    bytes.extend((0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    let err = parse_pdf_bytes("garbage.pdf", &bytes).unwrap_err();
+    assert!(matches!(err, ParseError::Malformed { .. }), "{err:?}");
+    assert!(err.to_string().contains("garbage.pdf"));
+}
+
+#[test]
+fn appended_garbage_after_a_valid_pdf_still_parses() {
+    let mut bytes = std::fs::read(fixture("AmazonWebServices.pdf")).unwrap();
+    bytes.extend_from_slice(b"\n\x00\x01garbage trailing bytes\xff\xfe");
+    // Either a document or a clean error: never a panic.
+    if let Ok(doc) = parse_pdf_bytes("appended.pdf", &bytes) {
+        doc.check_invariants().unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A synthetic document: 4 pages, an outline with duplicate titles, named
+// destinations (name tree and /Dests dictionary), a GoTo action, a broken
+// destination, a cycle, and a page whose extraction fails (no MediaBox).
+
+fn name(s: &str) -> Object {
+    Object::Name(s.as_bytes().to_vec())
+}
+
+fn dict(entries: Vec<(&str, Object)>) -> Dictionary {
+    let mut d = Dictionary::new();
+    for (k, v) in entries {
+        d.set(k, v);
+    }
+    d
+}
+
+fn media_box() -> Object {
+    Object::Array(vec![0.into(), 0.into(), 595.into(), 842.into()])
+}
+
+fn synthetic_pdf() -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dict(vec![
+        ("Type", name("Font")),
+        ("Subtype", name("Type1")),
+        ("BaseFont", name("Helvetica")),
+        ("Encoding", name("WinAnsiEncoding")),
+    ]));
+    let resources = dict(vec![("Font", dict(vec![("F1", font_id.into())]).into())]);
+    let texts = [
+        "BT /F1 12 Tf 72 770 Td (Chapter One) Tj ET BT /F1 10 Tf 72 740 Td (The \\223nal o\\236ce \\(draft\\)) Tj ET",
+        "BT /F1 10 Tf 300 700 Td (right) Tj ET BT /F1 10 Tf 72 700 Td (left) Tj ET",
+        "BT /F1 10 Tf 72 500 Td (Page three) Tj ET",
+        "BT /F1 10 Tf 72 500 Td (Lost page) Tj ET",
+    ];
+    let mut page_ids: Vec<ObjectId> = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let content = doc.add_object(Stream::new(Dictionary::new(), text.as_bytes().to_vec()));
+        let mut page = dict(vec![
+            ("Type", name("Page")),
+            ("Parent", pages_id.into()),
+            ("Contents", content.into()),
+            ("Resources", resources.clone().into()),
+        ]);
+        if i < 3 {
+            page.set("MediaBox", media_box());
+        }
+        page_ids.push(doc.add_object(page));
+    }
+    // The last page has no MediaBox anywhere in its chain: pdf-extract panics
+    // on it, the parser must keep the rest.
+    let kids: Vec<Object> = page_ids.iter().map(|&id| id.into()).collect();
+    doc.objects.insert(
+        pages_id,
+        dict(vec![("Type", name("Pages")), ("Kids", Object::Array(kids)), ("Count", 4.into())]).into(),
+    );
+
+    let dest = |page: ObjectId| Object::Array(vec![page.into(), name("XYZ"), Object::Null, Object::Null, Object::Null]);
+    let outlines_id = doc.new_object_id();
+    let ids: Vec<ObjectId> = (0..6).map(|_| doc.new_object_id()).collect();
+    let (intro, intro2, sub, broken, end, child_of_broken) = (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]);
+    let item = |title: &[u8], parent: ObjectId, extra: Vec<(&str, Object)>| {
+        let mut d = dict(vec![("Title", Object::string_literal(title.to_vec())), ("Parent", parent.into())]);
+        for (k, v) in extra {
+            d.set(k, v);
+        }
+        Object::Dictionary(d)
+    };
+    doc.objects.insert(intro, item(b"Intro", outlines_id, vec![("Dest", dest(page_ids[0])), ("Next", intro2.into())]));
+    // Same title, reached through the /Names /Dests name tree; UTF-16 title.
+    let utf16_intro: Vec<u8> =
+        [0xFE, 0xFF].into_iter().chain("Intro".encode_utf16().flat_map(u16::to_be_bytes)).collect();
+    doc.objects.insert(
+        intro2,
+        item(
+            &utf16_intro,
+            outlines_id,
+            vec![
+                ("Dest", Object::string_literal("sec2")),
+                ("Next", broken.into()),
+                ("First", sub.into()),
+                ("Last", sub.into()),
+            ],
+        ),
+    );
+    let goto = dict(vec![("S", name("GoTo")), ("D", dest(page_ids[1]))]);
+    doc.objects.insert(sub, item(b"Sub", intro2, vec![("A", goto.into())]));
+    // Points at a missing page object: skipped; its child is kept one level up.
+    doc.objects.insert(
+        broken,
+        item(
+            b"Broken",
+            outlines_id,
+            vec![
+                ("Dest", dest((999, 0))),
+                ("Next", end.into()),
+                ("First", child_of_broken.into()),
+                ("Last", child_of_broken.into()),
+            ],
+        ),
+    );
+    doc.objects.insert(child_of_broken, item(b"Orphan", broken, vec![("Dest", dest(page_ids[2]))]));
+    // Named destination from the catalog's /Dests dictionary; PDFDocEncoding
+    // title; /Next loops back to the first entry (a cycle).
+    doc.objects.insert(end, item(b"Fin\xe9", outlines_id, vec![("Dest", name("the-end")), ("Next", intro.into())]));
+    doc.objects.insert(
+        outlines_id,
+        dict(vec![("Type", name("Outlines")), ("First", intro.into()), ("Last", end.into())]).into(),
+    );
+
+    let name_tree_leaf =
+        doc.add_object(dict(vec![("Names", Object::Array(vec![Object::string_literal("sec2"), dest(page_ids[1])]))]));
+    let name_tree_root = doc.add_object(dict(vec![("Kids", Object::Array(vec![name_tree_leaf.into()]))]));
+    let dests = dict(vec![("the-end", dict(vec![("D", dest(page_ids[2]))]).into())]);
+    let catalog = doc.add_object(dict(vec![
+        ("Type", name("Catalog")),
+        ("Pages", pages_id.into()),
+        ("Outlines", outlines_id.into()),
+        ("Names", dict(vec![("Dests", name_tree_root.into())]).into()),
+        ("Dests", dests.into()),
+    ]));
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn synthetic_document_lines_pages_and_failed_page() {
+    let doc = parse_pdf_bytes("synthetic.pdf", &synthetic_pdf()).unwrap();
+    doc.check_invariants().unwrap();
+    assert_eq!(doc.source, "synthetic.pdf");
+    let texts: Vec<(u32, u32, &str)> = doc.lines.iter().map(|l| (l.page, l.line_in_page, l.text.as_str())).collect();
+    // WinAnsi 0x93 is a left double quote; 0x9E is ž. The ligature-free text
+    // survives as is.
+    assert_eq!(texts[0], (1, 1, "Chapter One"));
+    assert_eq!(texts[1].0, 1);
+    assert!(texts[1].2.starts_with("The \u{201C}nal o\u{017E}ce (draft)"), "{:?}", texts[1]);
+    // Page 2: "left" was drawn after "right" but reads first.
+    assert_eq!(&texts[2..4], &[(2, 1, "left"), (2, 2, "right")]);
+    assert_eq!(texts[4], (3, 1, "Page three"));
+    assert_eq!(texts.len(), 5);
+
+    assert_eq!(doc.pages.len(), 4);
+    assert_eq!((doc.pages[0].width, doc.pages[0].height), (595.0, 842.0));
+    assert_eq!(doc.pages[1].n_lines, 2);
+    let lost = &doc.pages[3];
+    assert_eq!((lost.n_lines, lost.n_chars, lost.has_text_layer), (0, 0, false));
+    assert_eq!((lost.width, lost.height), (612.0, 792.0));
+    let warning = doc.diagnostics.iter().find(|d| d.severity == Severity::Warning).expect("a page warning");
+    assert_eq!(warning.page, Some(4));
+    assert!(!doc.profile.is_scanned);
+    assert_eq!(doc.profile.n_pages, Some(4));
+    assert_eq!(doc.profile.doc_type, None);
+    assert!(doc.profile.typical_fields.is_empty());
+}
+
+/// (id, parent, level, title, start_page, end_page)
+type TocRow<'a> = (u32, Option<u32>, u32, &'a str, u32, u32);
+
+#[test]
+fn synthetic_document_outline() {
+    let doc = parse_pdf_bytes("synthetic.pdf", &synthetic_pdf()).unwrap();
+    let rows: Vec<TocRow<'_>> =
+        doc.toc.iter().map(|t| (t.id, t.parent, t.level, t.title.as_str(), t.start_page, t.end_page)).collect();
+    assert_eq!(
+        rows,
+        [
+            (0, None, 1, "Intro", 1, 1),
+            (1, None, 1, "Intro", 2, 2),
+            (2, Some(1), 2, "Sub", 2, 2),
+            (3, None, 1, "Orphan", 3, 2),
+            (4, None, 1, "Finé", 3, 4),
+        ]
+        .map(|(id, parent, level, title, start, end)| (id, parent, level, title, start, end.max(start)))
+    );
+    assert!(doc.toc.iter().all(|t| t.source == TocSource::Outline));
+    assert!(doc.profile.has_toc);
+    let info = doc.diagnostics.iter().find(|d| d.severity == Severity::Info).expect("an info diagnostic");
+    assert!(info.message.contains("1 outline entries skipped"), "{info:?}");
+}
