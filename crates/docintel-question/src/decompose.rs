@@ -1,0 +1,238 @@
+//! Decomposition: split a question only when each side is a question on its
+//! own ("What is the premium and when is it due?"); a plain noun pair
+//! ("exclusions and limits") stays whole.
+
+use docintel_schema::{Decomposition, DecompositionPattern};
+use regex::Regex;
+
+use crate::lexicon::{Token, is_stop, tokenize};
+
+const QUESTION_WORDS: &str = "what|when|where|who|whom|which|how|why|is|are|was|were|does|do|did|can|\
+quel|quelle|quels|quelles|quand|où|comment|combien|pourquoi|qui|est-ce|\
+qu[ée]|cu[áa]l|cu[áa]les|cu[áa]ndo|d[óo]nde|c[óo]mo|cu[áa]nto|cu[áa]nta|qui[ée]n|\
+wann|wo|wie|welche|welcher|welches|warum|wer|\
+что|когда|где|как|какой|какая|какие|каков|какова|сколько|почему|кто";
+
+/// Articles that may sit between a conjunction and its noun ("the exclusions and the limits").
+const ARTICLES: &[&str] = &["the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "der", "die", "das", "den"];
+
+/// Fewest words on each side of a split (so "and are unpaid" is not a question).
+const MIN_WORDS: usize = 3;
+
+/// The compiled decomposition regexes.
+#[derive(Debug, Clone)]
+pub(crate) struct DecomposeRules {
+    conjunction_question: Regex,
+    conditional: Regex,
+    noun_conjunction: Regex,
+    question_start: Regex,
+}
+
+impl DecomposeRules {
+    pub(crate) fn new() -> DecomposeRules {
+        let compile = |source: &str| Regex::new(source).expect("decompose regex compiles");
+        DecomposeRules {
+            conjunction_question: compile(&format!(
+                r"(?i)(?:,\s*|\s+)(?:and|et|y|und|и|а)\s+(?:also\s+|aussi\s+|auch\s+|también\s+)?(?:{QUESTION_WORDS})\b"
+            )),
+            conditional: compile(
+                r"(?i)^[¿¡]?\s*(?:if|in\s+case|si|wenn|falls|если)\b([^,?]+),\s*(?:then\s+|alors\s+|dann\s+|entonces\s+|то\s+)?(.+)$",
+            ),
+            noun_conjunction: compile(r"(?i)^(?:and|et|y|und|и|&)$"),
+            question_start: compile(&format!(r"(?i)^[¿¡]?\s*(?:{QUESTION_WORDS})\b")),
+        }
+    }
+
+    /// The decomposition of `text` (the corrected question) and a note when a
+    /// conjunction was deliberately not split.
+    pub(crate) fn decompose(&self, text: &str, language: Option<&str>) -> (Decomposition, Vec<String>) {
+        let mut notes = Vec::new();
+        let questions = split_question_marks(text, &self.question_start);
+        if questions.len() >= 2 {
+            return (independent(questions), notes);
+        }
+        let parts = self.split_conjunctions(text);
+        if parts.len() >= 2 {
+            return (independent(parts), notes);
+        }
+        if let Some(c) = self.conditional.captures(text) {
+            let condition = c.get(1).expect("group").as_str().trim();
+            let main = c.get(2).expect("group").as_str().trim();
+            if count_words(condition) >= 2 && count_words(main) >= 2 {
+                let pattern = DecompositionPattern::Conditional;
+                let sub_questions = vec![format!("If {condition}"), capitalize(main)];
+                return (Decomposition { pattern, sub_questions }, notes);
+            }
+        }
+        let tokens = tokenize(text);
+        if let Some((left, right)) = self.noun_pair(text, &tokens, language) {
+            notes.push(format!(
+                "'{left} … {right}' joined by a conjunction, but neither side is a question on its own: kept whole"
+            ));
+            return (Decomposition { pattern: DecompositionPattern::Unified, sub_questions: Vec::new() }, notes);
+        }
+        (Decomposition { pattern: DecompositionPattern::Single, sub_questions: Vec::new() }, notes)
+    }
+
+    fn split_conjunctions(&self, text: &str) -> Vec<String> {
+        let mut parts = Vec::new();
+        let mut start = 0;
+        for m in self.conjunction_question.find_iter(text) {
+            let left = &text[start..m.start()];
+            // The right side starts at the question word (the last word of the match).
+            let question_word_at =
+                m.as_str().trim_end().rfind(char::is_whitespace).map_or(m.start(), |i| m.start() + i + 1);
+            let rest_end = self.conjunction_question.find(&text[m.end()..]).map_or(text.len(), |n| m.end() + n.start());
+            if count_words(left) < MIN_WORDS || count_words(&text[question_word_at..rest_end]) < MIN_WORDS {
+                continue;
+            }
+            parts.push(as_question(left));
+            start = question_word_at;
+        }
+        if parts.is_empty() {
+            return parts;
+        }
+        parts.push(as_question(&text[start..]));
+        parts
+    }
+
+    /// Two content words joined by "and" (or et/y/und/и/&), when no split was made.
+    fn noun_pair(&self, text: &str, tokens: &[Token<'_>], language: Option<&str>) -> Option<(String, String)> {
+        let is_content = |t: &Token<'_>| {
+            !is_stop(&t.lower(), language) && t.text.chars().all(char::is_alphabetic) && t.text.chars().count() > 1
+        };
+        for (index, token) in tokens.iter().enumerate() {
+            let is_and = self.noun_conjunction.is_match(token.text);
+            if !is_and || index == 0 {
+                continue;
+            }
+            let left = &tokens[index - 1];
+            let right = match tokens.get(index + 1) {
+                Some(next) if ARTICLES.contains(&next.lower().as_str()) => tokens.get(index + 2),
+                next => next,
+            };
+            let right = right.filter(|t| is_content(t));
+            if let Some(right) = right
+                && is_content(left)
+            {
+                return Some((left.lower(), right.lower()));
+            }
+        }
+        // "&" is not a token: look for it between two content words.
+        for pair in tokens.windows(2) {
+            if text[pair[0].end..pair[1].start].trim() == "&" && is_content(&pair[0]) && is_content(&pair[1]) {
+                return Some((pair[0].lower(), pair[1].lower()));
+            }
+        }
+        None
+    }
+}
+
+fn independent(sub_questions: Vec<String>) -> Decomposition {
+    Decomposition { pattern: DecompositionPattern::Independent, sub_questions }
+}
+
+fn count_words(text: &str) -> usize {
+    tokenize(text).len()
+}
+
+fn capitalize(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Trims, drops a trailing comma, capitalises and ends with a question mark.
+fn as_question(text: &str) -> String {
+    let trimmed = text.trim().trim_end_matches([',', ';']).trim_end();
+    let mut out = capitalize(trimmed);
+    if !out.ends_with(['?', '!', '.']) {
+        out.push('?');
+    } else if out.ends_with('.') {
+        out.pop();
+        out.push('?');
+    }
+    out
+}
+
+/// Splits "What is X? When is Y?" at question marks followed by more text.
+/// A part counts as a question when it ends with `?` or starts with a question
+/// word; an instruction ("Give the date.") stays attached to the question
+/// before it.
+fn split_question_marks(text: &str, question_start: &Regex) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for part in text.split_inclusive('?').map(str::trim).filter(|p| !p.is_empty()) {
+        let is_question = part.ends_with('?') || question_start.is_match(part);
+        match parts.last_mut() {
+            Some(last) if !is_question || count_words(part) < 2 => {
+                last.push(' ');
+                last.push_str(part);
+            }
+            _ => parts.push(part.to_owned()),
+        }
+    }
+    if parts.len() < 2 {
+        return Vec::new();
+    }
+    parts.iter().map(|p| as_question(p)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(question: &str, expect: (DecompositionPattern, &[&str])) {
+        let rules = DecomposeRules::new();
+        let (decomposition, _) = rules.decompose(question, Some("en"));
+        assert_eq!(
+            (decomposition.pattern, decomposition.sub_questions.as_slice()),
+            (expect.0, &expect.1.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>()[..]),
+            "{question}"
+        );
+    }
+
+    use DecompositionPattern::{Conditional, Independent, Single, Unified};
+
+    #[test]
+    fn splits_real_questions() {
+        check("What is the premium and when is it due?", (Independent, &["What is the premium?", "When is it due?"]));
+        check("What is the premium? When is it due?", (Independent, &["What is the premium?", "When is it due?"]));
+        check(
+            "Who is the insurer, and what is the policy number and how much is the deductible?",
+            (Independent, &["Who is the insurer?", "What is the policy number?", "How much is the deductible?"]),
+        );
+    }
+
+    #[test]
+    fn keeps_noun_pairs_whole() {
+        check("What are the exclusions and limits?", (Unified, &[]));
+        check("What are the terms & conditions?", (Unified, &[]));
+        check("Which premiums are due and are unpaid?", (Single, &[]));
+        check("What is on page 2 and page 7?", (Single, &[]));
+        check("What is the total amount?", (Single, &[]));
+    }
+
+    #[test]
+    fn instructions_stay_attached() {
+        check("When does the policy expire? Give the date.", (Single, &[]));
+        check("What is the premium? when is it due", (Independent, &["What is the premium?", "When is it due?"]));
+    }
+
+    #[test]
+    fn conditionals() {
+        check(
+            "If the claim is late, what is the penalty?",
+            (Conditional, &["If the claim is late", "What is the penalty?"]),
+        );
+    }
+
+    #[test]
+    fn french_split() {
+        let rules = DecomposeRules::new();
+        let (d, _) = rules.decompose("Quel est le montant de la prime et quand est-elle due ?", Some("fr"));
+        assert_eq!(d.pattern, Independent);
+        assert_eq!(d.sub_questions, ["Quel est le montant de la prime?", "Quand est-elle due ?"]);
+    }
+}

@@ -1,0 +1,236 @@
+//! The expert dictionary: concept → the words it goes by in each language,
+//! kept as data (`data/concept_keywords.csv`) so a domain expert adds a
+//! synonym with one row. A project can load its own file instead.
+
+use std::fmt;
+
+use docintel_schema::text::normalize;
+use docintel_schema::{Keyword, KeywordSource};
+
+/// The dictionary shipped with docintel.
+const BUILTIN: &str = include_str!("../data/concept_keywords.csv");
+const BUILTIN_NAME: &str = "concept_keywords.csv (built in)";
+
+/// One row of the dictionary.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    concept: String,
+    language: String,
+    /// Normalised keyword text.
+    keyword: String,
+    weight: f32,
+}
+
+/// A dictionary row that does not load: names the file, row and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DictionaryError {
+    /// The file (or a description of the source).
+    pub file: String,
+    /// 1-based line number in the file.
+    pub row: usize,
+    /// The column at fault.
+    pub column: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for DictionaryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: row {}, column {}: {}", self.file, self.row, self.column, self.message)
+    }
+}
+
+impl std::error::Error for DictionaryError {}
+
+/// Concept keywords, per language, with weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpertDictionary {
+    entries: Vec<Entry>,
+}
+
+/// What the dictionary added to a question.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expansion {
+    /// Concepts triggered, in question order.
+    pub(crate) concepts: Vec<String>,
+    /// Keywords to add (source `expert_dictionary`).
+    pub(crate) keywords: Vec<Keyword>,
+}
+
+impl ExpertDictionary {
+    /// The dictionary shipped with docintel.
+    pub fn builtin() -> ExpertDictionary {
+        ExpertDictionary::from_csv(BUILTIN_NAME, BUILTIN).expect("the built-in dictionary is validated by a test")
+    }
+
+    /// Loads a dictionary from CSV text with the header
+    /// `concept,language,keyword,weight` (lines starting with `#` ignored).
+    pub fn from_csv(file: &str, text: &str) -> Result<ExpertDictionary, DictionaryError> {
+        let error = |row, column, message: String| DictionaryError { file: file.to_owned(), row, column, message };
+        let mut entries = Vec::new();
+        let mut header_seen = false;
+        for (index, line) in text.lines().enumerate() {
+            let row = index + 1;
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            if !header_seen {
+                if cells != ["concept", "language", "keyword", "weight"] {
+                    return Err(error(row, "header", format!("expected concept,language,keyword,weight, got {line}")));
+                }
+                header_seen = true;
+                continue;
+            }
+            if cells.len() != 4 {
+                return Err(error(row, "row", format!("expected 4 cells, got {}", cells.len())));
+            }
+            let concept = cells[0];
+            if concept.is_empty() || !concept.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+            {
+                return Err(error(row, "concept", format!("{concept:?} is not a snake_case name")));
+            }
+            let language = cells[1];
+            if language.len() != 2 || !language.chars().all(|c| c.is_ascii_lowercase()) {
+                return Err(error(row, "language", format!("{language:?} is not an ISO 639-1 code")));
+            }
+            let keyword = normalize(cells[2]);
+            if keyword.is_empty() {
+                return Err(error(row, "keyword", "empty keyword".to_owned()));
+            }
+            let weight: f32 =
+                cells[3].parse().map_err(|_| error(row, "weight", format!("{:?} is not a number", cells[3])))?;
+            if !(weight > 0.0 && weight <= 5.0) {
+                return Err(error(row, "weight", format!("{weight} is outside (0, 5]")));
+            }
+            if entries.iter().any(|e: &Entry| e.concept == concept && e.keyword == keyword) {
+                return Err(error(row, "keyword", format!("{keyword:?} is listed twice for {concept}")));
+            }
+            entries.push(Entry { concept: concept.to_owned(), language: language.to_owned(), keyword, weight });
+        }
+        if !header_seen {
+            return Err(error(1, "header", "no header row".to_owned()));
+        }
+        Ok(ExpertDictionary { entries })
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the dictionary has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The concepts whose keywords occur in `question` (word-bounded, folded),
+    /// and every other keyword of those concepts, not already in `existing`.
+    pub(crate) fn expand(&self, question: &str, existing: &[Keyword]) -> Expansion {
+        let folded = normalize(question);
+        let mut triggered: Vec<(usize, &str)> = Vec::new();
+        for entry in &self.entries {
+            if let Some(at) = find_word(&folded, &entry.keyword)
+                && !triggered.iter().any(|(_, c)| *c == entry.concept)
+            {
+                triggered.push((at, &entry.concept));
+            }
+        }
+        triggered.sort();
+        let mut have: Vec<String> = existing.iter().map(|k| normalize(&k.text)).collect();
+        let mut keywords = Vec::new();
+        for (_, concept) in &triggered {
+            for entry in self.entries.iter().filter(|e| e.concept == *concept) {
+                if have.contains(&entry.keyword) || find_word(&folded, &entry.keyword).is_some() {
+                    continue;
+                }
+                have.push(entry.keyword.clone());
+                keywords.push(Keyword {
+                    text: entry.keyword.clone(),
+                    weight: entry.weight,
+                    source: KeywordSource::ExpertDictionary,
+                    is_regex: false,
+                    semantic_group: Some((*concept).to_owned()),
+                });
+            }
+        }
+        Expansion { concepts: triggered.into_iter().map(|(_, c)| c.to_owned()).collect(), keywords }
+    }
+
+    /// Languages present in the dictionary (for documentation and checks).
+    pub fn languages(&self) -> Vec<&str> {
+        let mut languages: Vec<&str> = self.entries.iter().map(|e| e.language.as_str()).collect();
+        languages.sort_unstable();
+        languages.dedup();
+        languages
+    }
+}
+
+/// Byte offset of `needle` in `haystack` on word boundaries.
+fn find_word(haystack: &str, needle: &str) -> Option<usize> {
+    let is_word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    haystack.match_indices(needle).map(|(at, _)| at).find(|&at| {
+        !is_word(haystack[..at].chars().next_back()) && !is_word(haystack[at + needle.len()..].chars().next())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(question: &str, concepts: &[&str], some_keywords: &[&str]) {
+        let expansion = ExpertDictionary::builtin().expand(question, &[]);
+        assert_eq!(expansion.concepts, concepts, "{question}");
+        let texts: Vec<&str> = expansion.keywords.iter().map(|k| k.text.as_str()).collect();
+        for keyword in some_keywords {
+            assert!(texts.contains(keyword), "{question}: {keyword} not in {texts:?}");
+        }
+        assert!(expansion.keywords.iter().all(|k| k.source == KeywordSource::ExpertDictionary));
+    }
+
+    #[test]
+    fn the_builtin_dictionary_loads() {
+        let dictionary = ExpertDictionary::builtin();
+        assert!(dictionary.len() > 50);
+        assert_eq!(dictionary.languages(), ["de", "en", "es", "fr", "nl", "ru"]);
+    }
+
+    #[test]
+    fn concepts_expand_across_languages() {
+        check("What is the total amount?", &["total_amount"], &["totaal", "gesamtbetrag", "montant total", "итого"]);
+        check("What is the invoice date?", &["invoice_date"], &["factuurdatum", "rechnungsdatum", "date de facture"]);
+        check("Quelle est la prime annuelle ?", &["premium"], &["premium", "cotisation"]);
+        check("What is the premium and the deductible?", &["premium", "deductible"], &["prime", "franchise"]);
+    }
+
+    #[test]
+    fn a_word_inside_another_does_not_trigger() {
+        // "date" alone is not the invoice date; "vat" is not inside "private".
+        check("What is the date?", &[], &[]);
+        check("Is this a private contract?", &[], &[]);
+    }
+
+    #[test]
+    fn keywords_already_present_are_not_repeated() {
+        let existing = [Keyword::direct("totaal")];
+        let expansion = ExpertDictionary::builtin().expand("What is the total amount?", &existing);
+        assert!(!expansion.keywords.iter().any(|k| k.text == "totaal"));
+        assert!(!expansion.keywords.iter().any(|k| k.text == "total amount"), "phrases of the question are not added");
+    }
+
+    #[test]
+    fn bad_rows_name_file_row_and_column() {
+        let check_error = |text: &str, row, column| {
+            let error = ExpertDictionary::from_csv("mine.csv", text).unwrap_err();
+            assert_eq!((error.row, error.column), (row, column), "{error}");
+            assert!(error.to_string().starts_with("mine.csv: row"));
+        };
+        check_error("concept,language,keyword\n", 1, "header");
+        check_error("concept,language,keyword,weight\npremium,english,prime,1\n", 2, "language");
+        check_error("concept,language,keyword,weight\npremium,fr,prime,heavy\n", 2, "weight");
+        check_error("concept,language,keyword,weight\n# c\npremium,fr,prime,1\npremium,fr,Prime,1\n", 4, "keyword");
+        check_error("concept,language,keyword,weight\nPremium,fr,prime,1\n", 2, "concept");
+        check_error("", 1, "header");
+    }
+}

@@ -1,0 +1,430 @@
+//! End-to-end tests of [`RuleParser`]: question in, `ParsedQuestion` out.
+
+use docintel_schema::{
+    AnswerContext, AnswerShape, DecompositionPattern, DocumentProfile, KeywordSource, ParsedQuestion,
+};
+
+use super::*;
+use crate::test_support::{docx_profile, pdf_profile};
+
+/// One parser for every test: building one compiles every regex.
+static PARSER: std::sync::LazyLock<RuleParser> = std::sync::LazyLock::new(RuleParser::new);
+
+fn parse(question: &str) -> ParsedQuestion {
+    parse_with(question, &pdf_profile())
+}
+
+fn parse_with(question: &str, profile: &DocumentProfile) -> ParsedQuestion {
+    PARSER.parse(question, profile).unwrap_or_else(|e| panic!("{question}: {e}"))
+}
+
+/// The keywords read from the question itself (expert-dictionary expansions
+/// are checked separately).
+fn words(parsed: &ParsedQuestion) -> Vec<&str> {
+    parsed
+        .keywords
+        .iter()
+        .filter(|k| k.source != docintel_schema::KeywordSource::ExpertDictionary)
+        .map(|k| k.text.as_str())
+        .collect()
+}
+
+/// What a test expects of a parse; `None` fields are not checked.
+#[derive(Default)]
+struct Expect<'a> {
+    shape: Option<AnswerShape>,
+    answer_type: Option<&'a str>,
+    keywords: Option<&'a [&'a str]>,
+    has_keywords: &'a [&'a str],
+    lacks_keywords: &'a [&'a str],
+    pages: Option<&'a [u32]>,
+    pattern: Option<DecompositionPattern>,
+    sub_questions: Option<&'a [&'a str]>,
+    anchors: Option<&'a [&'a str]>,
+    context: Option<AnswerContext>,
+    language: Option<&'a str>,
+}
+
+fn check(question: &str, expect: Expect<'_>) {
+    let parsed = parse(question);
+    let got = words(&parsed);
+    if let Some(shape) = expect.shape {
+        assert_eq!(parsed.answer_shape, shape, "shape of {question}");
+    }
+    if let Some(answer_type) = expect.answer_type {
+        assert_eq!(parsed.answer_type, answer_type, "type of {question}");
+    }
+    if let Some(keywords) = expect.keywords {
+        assert_eq!(got, keywords, "keywords of {question}");
+    }
+    for word in expect.has_keywords {
+        assert!(got.contains(word), "{question}: {word} missing from {got:?}");
+    }
+    for word in expect.lacks_keywords {
+        assert!(!got.contains(word), "{question}: {word} should not be in {got:?}");
+    }
+    if let Some(pages) = expect.pages {
+        assert_eq!(parsed.structural_hints.pages_hint, pages, "pages of {question}");
+        assert_eq!(parsed.retrieval.pages, pages, "retrieval pages of {question}");
+        assert_eq!(parsed.structural_hints.detection_context.is_some(), !pages.is_empty(), "{question}");
+    }
+    if let Some(pattern) = expect.pattern {
+        assert_eq!(parsed.decomposition.pattern, pattern, "decomposition of {question}");
+    }
+    if let Some(sub_questions) = expect.sub_questions {
+        assert_eq!(parsed.decomposition.sub_questions, sub_questions, "sub-questions of {question}");
+    }
+    if let Some(anchors) = expect.anchors {
+        assert_eq!(parsed.retrieval.anchor_keywords, anchors, "anchors of {question}");
+        let anchor_keywords: Vec<&str> =
+            parsed.keywords.iter().filter(|k| k.source == KeywordSource::Anchor).map(|k| k.text.as_str()).collect();
+        assert_eq!(anchor_keywords, anchors, "anchor keywords of {question}");
+    }
+    if let Some(context) = expect.context {
+        assert_eq!(parsed.structural_hints.answer_context, context, "context of {question}");
+    }
+    if let Some(language) = expect.language {
+        assert_eq!(parsed.language.as_deref(), Some(language), "language of {question}");
+    }
+}
+
+#[test]
+fn total_amount() {
+    check(
+        "What is the total amount?",
+        Expect {
+            shape: Some(AnswerShape::Single),
+            answer_type: Some("amount"),
+            keywords: Some(&["total", "amount"]),
+            lacks_keywords: &["what", "is", "the"],
+            pattern: Some(DecompositionPattern::Single),
+            context: Some(AnswerContext::Line),
+            language: Some("en"),
+            ..Expect::default()
+        },
+    );
+}
+
+#[test]
+fn dates() {
+    let date =
+        |q| check(q, Expect { shape: Some(AnswerShape::Single), answer_type: Some("date"), ..Expect::default() });
+    date("When was the invoice issued?");
+    date("What is the invoice date?");
+    date("What is the date of the invoice?");
+    check("When was the invoice issued?", Expect { keywords: Some(&["invoice", "issued"]), ..Expect::default() });
+}
+
+#[test]
+fn boolean() {
+    check(
+        "Is water damage covered?",
+        Expect {
+            shape: Some(AnswerShape::Single),
+            answer_type: Some("boolean"),
+            keywords: Some(&["water", "damage", "covered"]),
+            ..Expect::default()
+        },
+    );
+}
+
+#[test]
+fn listing() {
+    check(
+        "List the annual premiums",
+        Expect {
+            shape: Some(AnswerShape::Listing),
+            answer_type: Some("amount"),
+            keywords: Some(&["annual", "premiums"]),
+            ..Expect::default()
+        },
+    );
+    assert_eq!(parse("List the annual premiums").chunk_strategy, docintel_schema::ChunkStrategy::Combined);
+    assert_eq!(parse("What is the total amount?").chunk_strategy, docintel_schema::ChunkStrategy::Sequential);
+}
+
+#[test]
+fn pages_every_form() {
+    let cases: &[(&str, &[u32])] = &[
+        ("What is the total on page 3?", &[3]),
+        ("Summarize pages 5 to 7", &[5, 6, 7]),
+        ("Summarize pages 5-7", &[5, 6, 7]),
+        ("What do pp. 5–7 say about theft?", &[5, 6, 7]),
+        ("Compare page 2 and page 7", &[2, 7]),
+        ("Compare pages 2 and 7", &[2, 7]),
+        ("What is stated on p. 4?", &[4]),
+        ("Quel est le montant à la page 3 ?", &[3]),
+        ("¿Cuál es el importe en la página 3?", &[3]),
+        ("Wie hoch ist der Betrag auf Seite 3?", &[3]),
+        ("Какая сумма на странице 2?", &[2]),
+        ("Что написано на страница 2?", &[2]),
+        ("Какая сумма на стр. 2?", &[2]),
+        ("What is the total amount?", &[]),
+    ];
+    for (question, pages) in cases {
+        check(
+            question,
+            Expect { pages: Some(pages), lacks_keywords: &["page", "pages", "3", "seite"], ..Expect::default() },
+        );
+    }
+}
+
+#[test]
+fn pages_beyond_the_document_are_dropped() {
+    let parsed = parse("What is on pages 39 to 42?");
+    assert_eq!(parsed.structural_hints.pages_hint, [39, 40]);
+    assert!(parsed.parsing_notes.iter().any(|n| n.contains("41, 42 beyond the document's 40 pages")));
+    assert_eq!(parsed.structural_hints.answer_context, AnswerContext::Page);
+}
+
+#[test]
+fn noun_pairs_stay_whole() {
+    let parsed = parse("What are the exclusions and limits?");
+    assert_ne!(parsed.decomposition.pattern, DecompositionPattern::Independent);
+    assert!(parsed.decomposition.sub_questions.is_empty());
+    assert!(!parsed.activations.decompose_compound);
+    assert_eq!(parsed.answer_shape, AnswerShape::Listing);
+    assert_eq!(words(&parsed), ["exclusions", "limits"]);
+    assert!(parsed.parsing_notes.iter().any(|n| n.contains("kept whole")));
+}
+
+#[test]
+fn compound_question_splits() {
+    check(
+        "What is the premium and when is it due?",
+        Expect {
+            pattern: Some(DecompositionPattern::Independent),
+            sub_questions: Some(&["What is the premium?", "When is it due?"]),
+            answer_type: Some("amount"),
+            ..Expect::default()
+        },
+    );
+    let parsed = parse("What is the premium and when is it due?");
+    assert!(parsed.activations.decompose_compound);
+    assert!(parsed.parsing_notes.iter().any(|n| n.contains("amount, date")));
+}
+
+#[test]
+fn currency_goes_to_generation_only() {
+    let parsed = parse("What is the total in EUR?");
+    assert_eq!(parsed.generation.format_constraints.get("currency").map(String::as_str), Some("EUR"));
+    assert_eq!(parsed.retrieval.main_query, "What is the total?");
+    assert!(!parsed.retrieval.main_query.contains("EUR"));
+    assert_eq!(words(&parsed), ["total"]);
+    assert_eq!(parsed.answer_type, "amount");
+    assert_eq!(parsed.generation.original_question, "What is the total in EUR?");
+}
+
+#[test]
+fn other_format_constraints() {
+    let parsed = parse("When was the contract signed? Answer in YYYY-MM-DD.");
+    assert_eq!(parsed.generation.format_constraints["date_format"], "YYYY-MM-DD");
+    assert!(!words(&parsed).contains(&"yyyy-mm-dd"));
+    let parsed = parse("What was the revenue in 2019, in thousands of dollars?");
+    assert_eq!(parsed.generation.format_constraints["unit"], "thousands");
+    assert_eq!(parsed.generation.format_constraints["currency"], "USD");
+    assert_eq!(parsed.retrieval.main_query, "What was the revenue in 2019?");
+    assert_eq!(words(&parsed), ["revenue", "2019"]);
+    assert_eq!(parsed.scope_filters.period.as_deref(), Some("2019"));
+    assert_eq!(parsed.retrieval.scope.period.as_deref(), Some("2019"));
+}
+
+#[test]
+fn anchors() {
+    check(
+        "What does AC-2 require?",
+        Expect { anchors: Some(&["AC-2"]), keywords: Some(&["AC-2", "require"]), ..Expect::default() },
+    );
+    check(
+        "Is IA-5(1) implemented?",
+        Expect { anchors: Some(&["IA-5(1)"]), answer_type: Some("boolean"), ..Expect::default() },
+    );
+    check(
+        "What does Article 18 say about retention?",
+        Expect { anchors: Some(&["Article 18"]), keywords: Some(&["Article 18", "retention"]), ..Expect::default() },
+    );
+    check("What does §4.2 say?", Expect { anchors: Some(&["§4.2"]), ..Expect::default() });
+    check(
+        "Which invoice totals 1,939.00 EUR, dated 2014-08-03?",
+        Expect { anchors: Some(&["1,939.00 EUR", "2014-08-03"]), ..Expect::default() },
+    );
+    let parsed = parse("What does Article 18 say?");
+    assert_eq!(parsed.keywords[0].weight, ANCHOR_WEIGHT);
+    assert!(!parsed.keywords[0].is_regex);
+    assert_eq!(parsed.structural_hints.toc_section_hint.as_deref(), Some("Article 18"));
+    assert_eq!(parsed.retrieval.section_hint.as_deref(), Some("Article 18"));
+}
+
+#[test]
+fn distractors() {
+    let parsed = parse("What is the limit, not the deductible?");
+    assert_eq!(parsed.distractors, ["deductible"]);
+    assert_eq!(words(&parsed), ["limit"]);
+    assert_eq!(parsed.disambiguation.as_deref(), Some("The question asks for the limit, not the deductible."));
+    assert_eq!(parsed.generation.disambiguation, parsed.disambiguation);
+    assert_eq!(parsed.generation.must_distinguish.len(), 1);
+    assert_eq!(parsed.generation.must_distinguish[0].wanted, "limit");
+    assert_eq!(parsed.generation.must_distinguish[0].not_this, "deductible");
+}
+
+#[test]
+fn answer_contexts() {
+    let context = |q, c| check(q, Expect { context: Some(c), ..Expect::default() });
+    context("What is on page 3?", AnswerContext::Page);
+    context("Why was the claim rejected?", AnswerContext::Paragraph);
+    context("What does the section on exclusions say about floods?", AnswerContext::Section);
+    context("Summarize the policy", AnswerContext::Document);
+    context("Summarize section 4.2", AnswerContext::Section);
+    context("What is the total on page 3?", AnswerContext::Line);
+    let parsed = parse("What does the section on exclusions say about floods?");
+    assert_eq!(parsed.structural_hints.toc_section_hint.as_deref(), Some("exclusions"));
+    assert!(!parsed.structural_hints.needs_summary);
+    assert!(parse("Give me an overview of the contract").structural_hints.needs_summary);
+}
+
+#[test]
+fn multilingual_keywords() {
+    check(
+        "Quel est le montant total de la facture ?",
+        Expect {
+            keywords: Some(&["montant", "total", "facture"]),
+            answer_type: Some("amount"),
+            language: Some("fr"),
+            ..Expect::default()
+        },
+    );
+    check(
+        "¿Cuál es la fecha de la factura?",
+        Expect {
+            keywords: Some(&["fecha", "factura"]),
+            answer_type: Some("date"),
+            language: Some("es"),
+            ..Expect::default()
+        },
+    );
+    check(
+        "Wann wurde die Rechnung ausgestellt?",
+        Expect {
+            keywords: Some(&["rechnung", "ausgestellt"]),
+            answer_type: Some("date"),
+            language: Some("de"),
+            ..Expect::default()
+        },
+    );
+    check(
+        "Какова сумма счёта?",
+        Expect {
+            keywords: Some(&["сумма", "счёта"]),
+            answer_type: Some("amount"),
+            language: Some("ru"),
+            ..Expect::default()
+        },
+    );
+    check(
+        "L'assurance couvre-t-elle le vol ?",
+        Expect { keywords: Some(&["assurance", "couvre", "vol"]), answer_type: Some("boolean"), ..Expect::default() },
+    );
+}
+
+#[test]
+fn whitespace_and_errors() {
+    let parsed = parse("  What   is\tthe total \n amount? ");
+    assert_eq!(parsed.corrected_question, "What is the total amount?");
+    assert_eq!(parsed.original_question, "  What   is\tthe total \n amount? ");
+    let parser = RuleParser::new();
+    assert_eq!(parser.parse("  \n ", &pdf_profile()), Err(QuestionError::Empty));
+    assert_eq!(parser.parse("???", &pdf_profile()), Err(QuestionError::Empty));
+    let long = "a ".repeat(MAX_QUESTION_CHARS);
+    assert!(matches!(parser.parse(&long, &pdf_profile()), Err(QuestionError::TooLong { .. })));
+    assert_eq!(parser.name(), "rules/0.1");
+    assert_eq!(parsed.parser, "rules/0.1");
+    assert_eq!(parsed.suggested_model, DEFAULT_MODEL);
+}
+
+#[test]
+fn nothing_to_look_for() {
+    let parsed = parse("What is it?");
+    assert!(parsed.keywords.is_empty());
+    assert!(parsed.suggested_clarification.is_some());
+    assert!(parsed.ambiguity_reason.is_some());
+    assert!(parse("What is the total?").suggested_clarification.is_none());
+}
+
+#[test]
+fn docx_profile_clears_pages() {
+    let parsed = parse_with("What is on page 3?", &docx_profile());
+    assert_eq!(parsed.structural_hints.pages_hint, [3]);
+    assert!(parsed.retrieval.pages.is_empty());
+    assert!(!parsed.activations.extract_page_numbers);
+    assert!(!parsed.activations.use_toc_navigation);
+    assert!(parsed.parsing_notes.iter().any(|n| n == "no table of contents: TOC navigation off"));
+}
+
+#[test]
+fn serde_round_trip() {
+    let parsed = parse("What is the limit on page 3, not the deductible, in EUR? And when is it due?");
+    let json = serde_json::to_string(&parsed).unwrap();
+    let back: ParsedQuestion = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, parsed);
+}
+
+#[test]
+fn snapshots() {
+    for (name, question) in [
+        ("total_in_eur_page", "What is the total amount in EUR on page 3?"),
+        ("compound_premium_due", "What is the premium and when is it due?"),
+        ("listing_article_distractor", "List the exclusions in Article 18, not the limits"),
+    ] {
+        insta::assert_json_snapshot!(name, parse(question));
+    }
+}
+
+#[test]
+fn shape_and_format_words_are_not_keywords() {
+    let parsed = parse("Compare the premiums for 2019-2021 as a table");
+    assert_eq!(parsed.answer_shape, AnswerShape::Table);
+    assert_eq!(words(&parsed), ["premiums", "2019-2021"]);
+    assert_eq!(parsed.scope_filters.period.as_deref(), Some("2019-2021"));
+    let parsed = parse("When does the policy expire? Give the date in ISO format.");
+    assert_eq!(parsed.decomposition.pattern, DecompositionPattern::Single);
+    assert_eq!(parsed.generation.format_constraints["date_format"], "YYYY-MM-DD");
+    assert_eq!(parsed.retrieval.main_query, "When does the policy expire? Give the date.");
+    assert_eq!(parsed.answer_type, "date");
+}
+
+#[test]
+fn layout_and_explanations() {
+    let parsed = parse("What is written in the footnote on p. 12?");
+    assert_eq!(parsed.structural_hints.layout_hint.as_deref(), Some("footnote"));
+    assert_eq!(parsed.structural_hints.pages_hint, [12]);
+    assert_eq!(parsed.structural_hints.detection_context.as_deref(), Some("p. 12; the footnote"));
+    let parsed = parse("How is the premium calculated?");
+    assert_eq!(
+        (parsed.answer_type.as_str(), parsed.structural_hints.answer_context),
+        ("text", AnswerContext::Paragraph)
+    );
+}
+
+#[test]
+fn expert_dictionary_expands_concepts_and_records_them() {
+    let parsed = parse("What is the total amount?");
+    assert_eq!(parsed.matched_concept.as_deref(), Some("total_amount"));
+    let expanded: Vec<&str> = parsed
+        .keywords
+        .iter()
+        .filter(|k| k.source == docintel_schema::KeywordSource::ExpertDictionary)
+        .map(|k| k.text.as_str())
+        .collect();
+    assert!(expanded.contains(&"totaal") && expanded.contains(&"montant total"), "{expanded:?}");
+    assert!(
+        parsed
+            .keywords
+            .iter()
+            .filter(|k| k.source == docintel_schema::KeywordSource::ExpertDictionary)
+            .all(|k| k.semantic_group.as_deref() == Some("total_amount"))
+    );
+    assert!(parsed.parsing_notes.iter().any(|n| n.contains("expert dictionary")), "{:?}", parsed.parsing_notes);
+    // Format phrases never trigger a concept: "in EUR" is not a keyword source.
+    let parsed = parse("What is the premium in EUR?");
+    assert!(parsed.keywords.iter().all(|k| k.text != "eur"));
+}
