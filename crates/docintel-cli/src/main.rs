@@ -1,1 +1,207 @@
-fn main() {}
+//! `docintel`: ask a PDF a question and get a typed answer whose every claim
+//! cites the exact source lines.
+//!
+//! This binary parses arguments, calls the facade, prints, and maps failures
+//! to exit codes. It is the only place (with `xtask`) that reads environment
+//! variables.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use docintel::schema::{AnswerValue, AskOutput, ParsedDocument};
+use docintel::{AskOptions, PipelineError};
+
+/// Exit code for bad input (missing file, not a PDF, encrypted, broken).
+const EXIT_BAD_INPUT: u8 = 3;
+/// Exit code for an internal failure (a bug, or a trace that cannot be written).
+const EXIT_FAILURE: u8 = 1;
+
+#[derive(Parser)]
+#[command(name = "docintel", version, about = "Grounded, typed answers about documents, with line-level citations")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Answer a question about a PDF.
+    Ask(AskArgs),
+    /// Parse a PDF and print its profile and line table.
+    Parse(ParseArgs),
+}
+
+#[derive(Args)]
+struct AskArgs {
+    /// The PDF to ask.
+    file: PathBuf,
+    /// The question, in natural language.
+    question: String,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+
+    /// Retrieval: number of passages shown to the generator.
+    #[arg(long, default_value_t = 5, help_heading = "Retrieval")]
+    top_k: usize,
+    /// Retrieval: restrict to these pages (1-based, comma-separated).
+    #[arg(long, value_delimiter = ',', help_heading = "Retrieval")]
+    pages: Option<Vec<u32>>,
+    /// Retrieval: never navigate the table of contents.
+    #[arg(long, help_heading = "Retrieval")]
+    no_toc: bool,
+
+    /// Pipeline: folder for the per-question audit trail.
+    #[arg(long, default_value = "docintel-out", help_heading = "Pipeline")]
+    out: PathBuf,
+    /// Pipeline: do not write the audit trail to disk (`_meta` is still printed).
+    #[arg(long, help_heading = "Pipeline")]
+    no_trace: bool,
+}
+
+#[derive(Args)]
+struct ParseArgs {
+    /// The PDF to parse.
+    file: PathBuf,
+    /// Print the whole parsed document as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ask(args) => ask(args),
+        Command::Parse(args) => parse(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let code = match error.downcast_ref::<PipelineError>() {
+                Some(PipelineError::Parse(_)) => EXIT_BAD_INPUT,
+                _ => EXIT_FAILURE,
+            };
+            eprintln!("docintel: {error:#}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings), so stdout
+/// stays one JSON object under `--json`.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+fn ask(args: AskArgs) -> anyhow::Result<()> {
+    if std::env::var_os("DOCINTEL_LLM_BASE_URL").is_some() || std::env::var_os("OPENAI_API_KEY").is_some() {
+        tracing::warn!("an LLM endpoint is configured, but this build has no LLM transport yet: answering offline");
+    }
+    let mut options = AskOptions::new(args.top_k);
+    options.pages = args.pages;
+    options.use_toc = !args.no_toc;
+    options.out_dir = (!args.no_trace).then_some(args.out);
+    let output = docintel::pdf_qa(&args.file, &args.question, &options)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &output)?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", render_answer(&output))?;
+    }
+    Ok(())
+}
+
+fn parse(args: ParseArgs) -> anyhow::Result<()> {
+    let document = docintel::parse_pdf(&args.file).map_err(PipelineError::Parse)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &document)?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", render_document(&document))?;
+    }
+    Ok(())
+}
+
+fn render_value(value: &AnswerValue) -> String {
+    match value {
+        AnswerValue::Amount(a) => {
+            let mut s = format!("{}", a.value);
+            if let Some(unit) = &a.unit {
+                s.push_str(&format!(" {unit}"));
+            }
+            if let Some(currency) = &a.currency {
+                s.push_str(&format!(" {currency}"));
+            }
+            s
+        }
+        AnswerValue::Date(d) => format!("{} ({})", d.iso, d.original),
+        AnswerValue::Boolean(b) => if *b { "yes" } else { "no" }.to_owned(),
+        AnswerValue::Text(t) => t.clone(),
+        AnswerValue::Table(t) => {
+            let mut s = t.headers().join(" | ");
+            for row in t.rows() {
+                s.push('\n');
+                s.push_str(&row.join(" | "));
+            }
+            s
+        }
+    }
+}
+
+/// The human form: the value, then each citation as
+/// `p.<page> l.<line_start>-<line_end>: "<quote>"`.
+fn render_answer(output: &AskOutput) -> String {
+    let answer = &output.answer;
+    let mut s = String::new();
+    if !answer.feedback.answer_found || answer.items.is_empty() {
+        s.push_str("No answer found in the document.\n");
+    }
+    for item in &answer.items {
+        s.push_str(&format!("{}\n", render_value(&item.value)));
+        for span in &item.spans {
+            s.push_str(&format!("  p.{} l.{}-{}: \"{}\"\n", span.page, span.line_start, span.line_end, span.quote));
+        }
+    }
+    for warning in &answer.feedback.warnings {
+        s.push_str(&format!("note: {warning}\n"));
+    }
+    let verified = if output.citations_verified { "verified" } else { "NOT verified" };
+    s.push_str(&format!(
+        "[{} {} · confidence {:.2} · citations {verified}",
+        answer.answer_shape.as_str(),
+        answer.answer_type,
+        answer.feedback.confidence
+    ));
+    if let Some(dir) = &output.meta.trace_dir {
+        s.push_str(&format!(" · trace {dir}"));
+    }
+    s.push_str("]\n");
+    s
+}
+
+fn render_document(document: &ParsedDocument) -> String {
+    let profile = &document.profile;
+    let mut s = format!(
+        "{}: {} pages, {} lines, {} TOC entries, doc_type {}\n",
+        document.source,
+        profile.n_pages.unwrap_or(0),
+        document.lines.len(),
+        document.toc.len(),
+        profile.doc_type.as_deref().unwrap_or("unknown"),
+    );
+    for d in &document.diagnostics {
+        s.push_str(&format!("diagnostic: {}{}\n", d.page.map(|p| format!("p.{p}: ")).unwrap_or_default(), d.message));
+    }
+    s.push_str("GLOBAL_LINE\tpage\tline_in_page\ttext\n");
+    for line in &document.lines {
+        s.push_str(&format!("{}\t{}\t{}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
+    }
+    s
+}

@@ -166,7 +166,8 @@ impl Retriever for KeywordRetriever {
 
         // Pages hint first: the user pinned these pages.
         let n_pages = document.pages.len() as u32;
-        let hinted: BTreeSet<u32> = question.retrieval.pages.iter().copied().filter(|p| (1..=n_pages).contains(p)).collect();
+        let hinted: BTreeSet<u32> =
+            question.retrieval.pages.iter().copied().filter(|p| (1..=n_pages).contains(p)).collect();
         let dropped: Vec<u32> = question.retrieval.pages.iter().copied().filter(|p| !hinted.contains(p)).collect();
         if !dropped.is_empty() {
             notes.push(format!("pages {dropped:?} named in the question do not exist (the document has {n_pages})"));
@@ -410,7 +411,13 @@ mod tests {
             "AC-2 Account Management",
         ]]);
         let mut q = question(&["account", "access", "control"], "text", &[]);
-        q.keywords.push(Keyword { text: "AC-2".into(), weight: 3.0, source: KeywordSource::Anchor, is_regex: false, semantic_group: None });
+        q.keywords.push(Keyword {
+            text: "AC-2".into(),
+            weight: 3.0,
+            source: KeywordSource::Anchor,
+            is_regex: false,
+            semantic_group: None,
+        });
         let r = check(&doc, &q, 2);
         assert_eq!(r.passages[0].anchor_line, 5, "{r:?}");
         assert!(r.passages[0].pinned);

@@ -288,7 +288,11 @@ mod tests {
                 text: Some("$4.11".into()),
                 spans: vec![span()],
             }],
-            feedback: AnswerFeedback { answer_found: true, complete_answer_found: true, ..AnswerFeedback::not_found("") },
+            feedback: AnswerFeedback {
+                answer_found: true,
+                complete_answer_found: true,
+                ..AnswerFeedback::not_found("")
+            },
         };
         let answer = Answer::from_typed(AnswerShape::Single, "amount", ExtractionMethod::Extractive, typed);
         let value = serde_json::to_value(&answer).unwrap();
@@ -305,10 +309,16 @@ mod tests {
         let check = |json: &str, expected: AnswerValue| {
             assert_eq!(serde_json::from_str::<AnswerValue>(json).unwrap(), expected, "{json}");
         };
-        check(r#"{"iso":"2014-08-03","original":"Aug 3, 2014"}"#, DateValue { iso: "2014-08-03".into(), original: "Aug 3, 2014".into() }.into());
+        check(
+            r#"{"iso":"2014-08-03","original":"Aug 3, 2014"}"#,
+            DateValue { iso: "2014-08-03".into(), original: "Aug 3, 2014".into() }.into(),
+        );
         check("true", AnswerValue::Boolean(true));
         check(r#""hello""#, AnswerValue::Text("hello".into()));
-        check(r#"{"value":1.5,"currency":null,"unit":"million"}"#, Amount { value: 1.5, currency: None, unit: Some("million".into()) }.into());
+        check(
+            r#"{"value":1.5,"currency":null,"unit":"million"}"#,
+            Amount { value: 1.5, currency: None, unit: Some("million".into()) }.into(),
+        );
     }
 
     #[test]
@@ -338,7 +348,15 @@ mod tests {
                     line_end: Some(20),
                     warning: None,
                 },
-                number: ExtractedField { value: None, found: false, quote: None, page: None, line_start: None, line_end: None, warning: Some("no invoice number".into()) },
+                number: ExtractedField {
+                    value: None,
+                    found: false,
+                    quote: None,
+                    page: None,
+                    line_start: None,
+                    line_end: None,
+                    warning: Some("no invoice number".into()),
+                },
             },
             feedback: AnswerFeedback::not_found("partial"),
         };

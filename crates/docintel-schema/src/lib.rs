@@ -24,12 +24,12 @@ pub mod retrieval;
 pub mod text;
 
 pub use answer::{
-    Amount, Answer, AnswerFeedback, AnswerValue, DateValue, ExtractedField, ExtractionMethod, FieldExtraction,
-    Item, Span, TableValue, TypedAnswer,
+    Amount, Answer, AnswerFeedback, AnswerValue, DateValue, ExtractedField, ExtractionMethod, FieldExtraction, Item,
+    Span, TableValue, TypedAnswer,
 };
 pub use brick::{
-    ChatMessage, Generation, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, QuestionParser,
-    Retriever, TraceEvent, TraceSink, Usage,
+    ChatMessage, Generation, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, QuestionParser, Retriever,
+    TraceEvent, TraceSink, Usage,
 };
 pub use document::{
     BBox, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry, TocSource,

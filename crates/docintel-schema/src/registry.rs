@@ -175,7 +175,11 @@ mod tests {
                 if map.contains_key("oneOf") {
                     out.push(format!("{path}: oneOf"));
                 }
-                if map.contains_key("format") && map.get("type").is_some_and(|t| t.to_string().contains("number") || t.to_string().contains("integer")) {
+                if map.contains_key("format")
+                    && map
+                        .get("type")
+                        .is_some_and(|t| t.to_string().contains("number") || t.to_string().contains("integer"))
+                {
                     out.push(format!("{path}: numeric format"));
                 }
                 if let Some(Value::Object(properties)) = map.get("properties") {

@@ -157,7 +157,8 @@ fn is_secret_key(key: &str) -> bool {
 /// Whether a string looks like a credential (`sk-...`, `Bearer ...`).
 fn looks_secret(text: &str) -> bool {
     let t = text.trim();
-    let long_token = |rest: &str| rest.len() >= 16 && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    let long_token =
+        |rest: &str| rest.len() >= 16 && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     t.strip_prefix("sk-").is_some_and(long_token) || t.strip_prefix("Bearer ").is_some_and(long_token)
 }
 
@@ -216,7 +217,11 @@ mod tests {
         assert!(written.contains("application/json"));
         assert!(written.contains("sk-short"));
         // No temporary file is left behind.
-        let leftovers: Vec<_> = fs::read_dir(&dir).unwrap().filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
         assert!(leftovers.is_empty());
         fs::remove_dir_all(&dir).unwrap();
     }

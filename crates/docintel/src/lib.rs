@@ -1,1 +1,264 @@
-//! docintel
+//! docintel: answers questions about documents with typed answers whose every
+//! claim cites the exact source lines.
+//!
+//! This crate is the thin facade that wires the bricks together; it holds no
+//! logic a brick could own. [`pdf_qa`] runs the whole path on one PDF:
+//!
+//! ```text
+//! PDF ─parse→ ParsedDocument ─retrieve→ Vec<Passage> ─generate→ Answer ─verify→ AskOutput
+//!                 │ profile                 ▲                      ▲
+//! question ─question parse + dispatch→ ParsedQuestion ─────────────┘
+//!                         (trace records every arrow)
+//! ```
+//!
+//! ```no_run
+//! use docintel::{AskOptions, pdf_qa};
+//! let options = AskOptions::new(5);
+//! let output = pdf_qa("fixtures/invoices/AmazonWebServices.pdf".as_ref(), "What is the total amount?", &options)?;
+//! println!("{}", serde_json::to_string_pretty(&output).unwrap());
+//! # Ok::<(), docintel::PipelineError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub use docintel_schema as schema;
+use docintel_schema::{
+    AskOutput, Generator, Meta, ParsedDocument, ParsedQuestion, QuestionParser, Retriever, Severity, SkippedStep,
+    TraceEvent, TraceSink,
+};
+use docintel_trace::TraceRecorder;
+
+pub use docintel_generate::ExtractiveGenerator;
+pub use docintel_parse::{ParseError, parse_pdf};
+pub use docintel_question::RuleParser;
+pub use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
+
+/// Per-question overrides, grouped by the brick they affect. Defaults come
+/// from the dispatcher; no override is needed for a sensible answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskOptions {
+    /// Retrieval: passages shown to the generator.
+    pub top_k: usize,
+    /// Retrieval: lines of context around each hit.
+    pub window: u32,
+    /// Retrieval: restrict to these pages (overrides the question's hint).
+    pub pages: Option<Vec<u32>>,
+    /// Retrieval: allow TOC navigation (the dispatcher may still turn it off).
+    pub use_toc: bool,
+    /// Pipeline: where to write the per-question trace; `None` writes none.
+    pub out_dir: Option<PathBuf>,
+}
+
+impl AskOptions {
+    /// Options with `top_k` passages, a 2-line window, no page override,
+    /// TOC allowed and no trace written.
+    pub fn new(top_k: usize) -> AskOptions {
+        AskOptions { top_k, window: 2, pages: None, use_toc: true, out_dir: None }
+    }
+}
+
+/// Why a question could not be answered at all. An honest "not found" is an
+/// answer, not an error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// The document could not be read.
+    Parse(ParseError),
+    /// A brick failed (a bug or a transport failure); the message says which.
+    Brick {
+        /// The brick (`question`, `retrieve`, `generate`).
+        brick: &'static str,
+        /// The brick's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The trace could not be written.
+    Trace(docintel_trace::TraceError),
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PipelineError::Parse(e) => write!(f, "{e}"),
+            PipelineError::Brick { brick, source } => write!(f, "{brick} brick failed: {source}"),
+            PipelineError::Trace(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PipelineError::Parse(e) => Some(e),
+            PipelineError::Brick { source, .. } => Some(source.as_ref()),
+            PipelineError::Trace(e) => Some(e),
+        }
+    }
+}
+
+fn brick_error(brick: &'static str) -> impl FnOnce(Box<dyn std::error::Error + Send + Sync>) -> PipelineError {
+    move |source| PipelineError::Brick { brick, source }
+}
+
+/// Everything one question produced: the output printed to the user, the
+/// parsed question and the recorded trace events.
+#[derive(Debug, Clone)]
+pub struct QaRun {
+    /// The `docintel ask --json` object.
+    pub output: AskOutput,
+    /// The parsed question.
+    pub parsed_question: ParsedQuestion,
+    /// Every decision recorded, in order.
+    pub events: Vec<TraceEvent>,
+}
+
+/// Answers `question` about the PDF at `path` with the offline, deterministic
+/// bricks (rule-based question parser, keyword retriever, extractive
+/// generator), verifies the citations, and writes the trace when
+/// `options.out_dir` is set.
+pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
+    let started = Instant::now();
+    let document = parse_pdf(path).map_err(PipelineError::Parse)?;
+    let parse_ms = started.elapsed().as_millis() as u64;
+    let mut run = answer_document(&document, question, options)?;
+    run.output.meta.timings_ms.insert("parse".into(), parse_ms);
+    if let Some(out_dir) = &options.out_dir {
+        let dir = docintel_trace::question_dir(out_dir, path, question);
+        run.output.meta.trace_dir = Some(dir.display().to_string());
+        docintel_trace::write_question_trace(&dir, &run.parsed_question, &run.events, &run.output)
+            .map_err(PipelineError::Trace)?;
+    }
+    Ok(run.output)
+}
+
+/// Answers `question` about an already parsed document (no trace written).
+pub fn answer_document(
+    document: &ParsedDocument,
+    question: &str,
+    options: &AskOptions,
+) -> Result<QaRun, PipelineError> {
+    let mut trace = TraceRecorder::new();
+    let mut timings = BTreeMap::new();
+    let mut implementations = BTreeMap::new();
+
+    // Question brick: parse, then apply the caller's overrides on top of the
+    // dispatcher's decisions, noting each one.
+    let clock = Instant::now();
+    let parser = RuleParser::new();
+    implementations.insert("question".to_owned(), parser.name());
+    let mut parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+    if let Some(pages) = &options.pages {
+        parsed.retrieval.pages = pages.clone();
+        parsed.structural_hints.pages_hint = pages.clone();
+        parsed.parsing_notes.push(format!("pages {pages:?} set by the caller"));
+    }
+    if !options.use_toc && parsed.activations.use_toc_navigation {
+        parsed.activations.use_toc_navigation = false;
+        parsed.parsing_notes.push("TOC navigation turned off by the caller".to_owned());
+    }
+    timings.insert("question".to_owned(), clock.elapsed().as_millis() as u64);
+    trace.record(TraceEvent {
+        brick: "question".into(),
+        step: "parse".into(),
+        detail: serde_json::to_value(&parsed).unwrap_or_default(),
+    });
+
+    // Steps the dispatcher asked for that this build cannot run yet are
+    // reported, never silently dropped.
+    let mut skipped = Vec::new();
+    if parsed.activations.use_toc_navigation {
+        skipped.push(SkippedStep {
+            step: "toc_navigation".into(),
+            reason: "TOC routing is not implemented yet; keyword retrieval over all lines instead".into(),
+        });
+    } else {
+        skipped.push(SkippedStep {
+            step: "toc_navigation".into(),
+            reason: "turned off by the dispatcher or caller".into(),
+        });
+    }
+    if parsed.activations.use_embeddings {
+        skipped.push(SkippedStep { step: "embeddings".into(), reason: "no embedding model in this build".into() });
+    }
+
+    // Retrieval brick.
+    let clock = Instant::now();
+    let retriever = KeywordRetriever::new(RetrieveConfig {
+        top_k: options.top_k,
+        window: options.window,
+        reserve: options.top_k * 2,
+    });
+    implementations.insert("retrieve".to_owned(), retriever.name());
+    let retrieval =
+        retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?;
+    timings.insert("retrieve".to_owned(), clock.elapsed().as_millis() as u64);
+
+    // Generation brick.
+    let clock = Instant::now();
+    let generator = ExtractiveGenerator::new();
+    implementations.insert("generate".to_owned(), generator.name());
+    let generation = generator
+        .generate(&parsed, document, &retrieval.passages, &mut trace)
+        .map_err(|e| brick_error("generate")(Box::new(e)))?;
+    timings.insert("generate".to_owned(), clock.elapsed().as_millis() as u64);
+
+    // Validation: every span inside a passage shown, every quote in its lines.
+    let problems = docintel_generate::verify_citations(&generation.answer, document, &generation.passages_shown);
+    let citations_verified = problems.is_empty();
+    trace.record(TraceEvent {
+        brick: "generate".into(),
+        step: "validate".into(),
+        detail: serde_json::json!({ "citations_verified": citations_verified, "problems": problems }),
+    });
+
+    let mut prompt_versions = BTreeMap::new();
+    prompt_versions.insert("question_parsing".to_owned(), parsed.parser.clone());
+    prompt_versions.insert("generation".to_owned(), generation.template_version.clone());
+    let meta = Meta {
+        docintel_version: env!("CARGO_PKG_VERSION").to_owned(),
+        decomposition: parsed.decomposition.pattern,
+        activations: parsed.activations.clone(),
+        skipped,
+        parsing_notes: parsed.parsing_notes.clone(),
+        retrieval_notes: retrieval.notes.clone(),
+        iterations: generation.iterations,
+        retrieval_methods_used: retrieval.methods_used.clone(),
+        implementations,
+        model: generation.model.clone(),
+        prompt_versions,
+        fragments_applied: generation.fragments_applied.clone(),
+        chunk_strategy_executed: generation.strategy_executed.clone(),
+        exit: generation.exit.clone(),
+        passages_shown: generation
+            .passages_shown
+            .iter()
+            .map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end))
+            .collect(),
+        tokens_in: generation.usage.input_tokens,
+        tokens_out: generation.usage.output_tokens,
+        cost_usd: 0.0,
+        timings_ms: timings,
+        document_diagnostics: document
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .map(|d| match d.page {
+                Some(page) => format!("p.{page}: {}", d.message),
+                None => d.message.clone(),
+            })
+            .collect(),
+        citation_problems: problems,
+        trace_dir: None,
+    };
+    let output = AskOutput {
+        question: question.to_owned(),
+        document: document.source.clone(),
+        answer: generation.answer,
+        citations_verified,
+        meta,
+    };
+    Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
+}

@@ -1,0 +1,106 @@
+//! Tests of the `docintel` binary as a user runs it: output contracts, exit
+//! codes, and clear errors on bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
+}
+
+fn docintel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(args)
+        .env_remove("DOCINTEL_LLM_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn ask_json_prints_exactly_one_object_with_the_contract() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let value: Value = serde_json::from_str(&stdout).expect("stdout is one JSON object");
+    for key in ["question", "document", "answer", "citations_verified", "_meta"] {
+        assert!(value.get(key).is_some(), "missing {key}");
+    }
+    let answer = &value["answer"];
+    for key in
+        ["answer_shape", "answer_type", "items", "answer_found", "complete_answer_found", "confidence", "warnings"]
+    {
+        assert!(answer.get(key).is_some(), "answer misses {key}");
+    }
+    let item = &answer["items"][0];
+    assert_eq!(item["value"]["currency"], "USD");
+    assert!(item["value"]["value"].is_number());
+    assert!(item["value"].get("unit").is_some());
+    let span = &item["spans"][0];
+    for key in ["line_start", "line_end", "page", "quote"] {
+        assert!(span.get(key).is_some(), "span misses {key}");
+    }
+    assert_eq!(value["citations_verified"], true);
+}
+
+#[test]
+fn ask_human_output_cites_page_and_lines() {
+    let pdf = fixture("NetpresseInvoice.pdf");
+    let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let citation = regex_lite_citation(&stdout);
+    assert!(citation, "no `p.<page> l.<a>-<b>: \"...\"` line in:\n{stdout}");
+}
+
+/// Whether some line reads `  p.<n> l.<n>-<n>: "<quote>"`.
+fn regex_lite_citation(text: &str) -> bool {
+    text.lines().any(|line| {
+        let Some(rest) = line.trim_start().strip_prefix("p.") else { return false };
+        let Some((page, rest)) = rest.split_once(" l.") else { return false };
+        let Some((range, quote)) = rest.split_once(": \"") else { return false };
+        let Some((a, b)) = range.split_once('-') else { return false };
+        page.parse::<u32>().is_ok() && a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok() && quote.ends_with('"')
+    })
+}
+
+#[test]
+fn bad_input_exits_non_zero_with_one_line_naming_the_file() {
+    let dir = std::env::temp_dir().join(format!("docintel-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = dir.join("notes.pdf");
+    std::fs::write(&text, "just some text, not a PDF").unwrap();
+    let missing = dir.join("missing.pdf");
+    for (path, name) in [(&text, "notes.pdf"), (&missing, "missing.pdf")] {
+        let out = docintel(&["ask", path.to_str().unwrap(), "What is the total?", "--json", "--no-trace"]);
+        assert_eq!(out.status.code(), Some(3), "{name}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains(name), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(out.stdout.is_empty(), "nothing on stdout on error");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn not_found_is_an_answer_with_exit_zero() {
+    let pdf = fixture("saeco.pdf");
+    let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the name of the CEO's dog?", "--json", "--no-trace"]);
+    assert!(out.status.success());
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["answer"]["answer_found"], false);
+    assert_eq!(value["answer"]["items"], Value::Array(vec![]));
+}
+
+#[test]
+fn parse_prints_the_line_table() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = docintel(&["parse", pdf.to_str().unwrap()]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\ttext"));
+}

@@ -1,0 +1,126 @@
+//! End-to-end tests of `pdf_qa` on the redistributable fixtures: real PDFs,
+//! real questions, typed values and cited pages checked against the gold
+//! fields shipped with each invoice.
+
+use std::path::PathBuf;
+
+use docintel::schema::{AnswerValue, AskOutput};
+use docintel::{AskOptions, pdf_qa};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
+}
+
+fn ask(name: &str, question: &str) -> AskOutput {
+    let output =
+        pdf_qa(&fixture(name), question, &AskOptions::new(5)).unwrap_or_else(|e| panic!("{name}: {question}: {e}"));
+    assert!(output.citations_verified, "{name}: {question}: {:#?}", output.meta.citation_problems);
+    output
+}
+
+/// The answer must be found, of the asked type, and cite `page`.
+fn check_amount(name: &str, value: f64, currency: &str, page: u32) {
+    let output = ask(name, "What is the total amount?");
+    let answer = &output.answer;
+    assert!(answer.feedback.answer_found, "{name}: {answer:#?}");
+    assert_eq!(answer.answer_type, "amount");
+    let item = &answer.items[0];
+    match &item.value {
+        AnswerValue::Amount(a) => {
+            assert!((a.value - value).abs() < 0.005, "{name}: got {a:?}, want {value}");
+            assert_eq!(a.currency.as_deref(), Some(currency), "{name}: {a:?}");
+        }
+        other => panic!("{name}: not an amount: {other:?}"),
+    }
+    assert!(!item.spans.is_empty());
+    assert!(item.spans.iter().all(|s| s.page == page), "{name}: {:?}", item.spans);
+}
+
+fn check_date(name: &str, iso: &str, page: u32) {
+    let output = ask(name, "What is the invoice date?");
+    let answer = &output.answer;
+    assert!(answer.feedback.answer_found, "{name}: {answer:#?}");
+    match &answer.items[0].value {
+        AnswerValue::Date(d) => assert_eq!(d.iso, iso, "{name}: {d:?}"),
+        other => panic!("{name}: not a date: {other:?}"),
+    }
+    assert!(answer.items[0].spans.iter().all(|s| s.page == page));
+}
+
+#[test]
+fn aws_invoice_total_and_date() {
+    check_amount("AmazonWebServices.pdf", 4.11, "USD", 1);
+    check_date("AmazonWebServices.pdf", "2014-08-03", 1);
+}
+
+#[test]
+fn netpresse_invoice_total_and_date() {
+    check_amount("NetpresseInvoice.pdf", 56.02, "EUR", 1);
+    check_date("NetpresseInvoice.pdf", "2022-11-28", 1);
+}
+
+#[test]
+fn flipkart_invoice_total_and_date() {
+    check_amount("FlipkartInvoice.pdf", 319.0, "INR", 1);
+    check_date("FlipkartInvoice.pdf", "2015-10-20", 1);
+}
+
+#[test]
+fn saeco_invoice_total_and_date() {
+    check_amount("saeco.pdf", 49.99, "EUR", 1);
+    check_date("saeco.pdf", "2022-09-08", 1);
+}
+
+#[test]
+fn an_unanswerable_question_is_honestly_not_found() {
+    for name in ["AmazonWebServices.pdf", "NetpresseInvoice.pdf", "FlipkartInvoice.pdf", "saeco.pdf"] {
+        let output = ask(name, "What is the name of the CEO's dog?");
+        assert!(!output.answer.feedback.answer_found, "{name}: {:#?}", output.answer);
+        assert!(output.answer.items.is_empty());
+        assert!(!output.answer.feedback.warnings.is_empty(), "a refusal says what was looked for");
+    }
+}
+
+#[test]
+fn meta_records_the_path_taken() {
+    let output = ask("AmazonWebServices.pdf", "What is the total amount?");
+    let meta = &output.meta;
+    assert_eq!(meta.implementations.len(), 3, "{:?}", meta.implementations);
+    assert!(meta.retrieval_methods_used.contains(&"keyword".to_owned()));
+    assert!(!meta.passages_shown.is_empty());
+    assert!(meta.skipped.iter().any(|s| s.step == "toc_navigation"));
+    assert!(meta.timings_ms.contains_key("parse"));
+}
+
+#[test]
+fn a_page_outside_the_document_is_noted_not_fatal() {
+    let output = ask("AmazonWebServices.pdf", "What is the total amount on page 7?");
+    let notes: Vec<&String> = output.meta.parsing_notes.iter().chain(&output.meta.retrieval_notes).collect();
+    assert!(notes.iter().any(|n| n.contains('7')), "{notes:?}");
+    assert!(output.answer.feedback.answer_found, "the rest of the question is still answered");
+}
+
+#[test]
+fn the_trace_is_written_per_question() {
+    let out = std::env::temp_dir().join(format!("docintel-facade-trace-{}", std::process::id()));
+    let mut options = AskOptions::new(5);
+    options.out_dir = Some(out.clone());
+    let output = pdf_qa(&fixture("AmazonWebServices.pdf"), "What is the total amount?", &options).unwrap();
+    let dir = PathBuf::from(output.meta.trace_dir.as_deref().expect("trace_dir set"));
+    assert!(dir.starts_with(&out));
+    for file in ["parsed_question.json", "pipeline_trace.json", "answer.json"] {
+        assert!(dir.join(file).is_file(), "{file} missing in {}", dir.display());
+    }
+    let parsed: docintel::schema::ParsedQuestion =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("parsed_question.json")).unwrap()).unwrap();
+    assert_eq!(parsed.answer_type, "amount");
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn bad_input_is_an_error_naming_the_file() {
+    let missing = pdf_qa(&fixture("nope.pdf"), "What?", &AskOptions::new(5)).unwrap_err();
+    assert!(missing.to_string().contains("nope.pdf"), "{missing}");
+    let not_pdf = pdf_qa(&fixture("AmazonWebServices.json"), "What?", &AskOptions::new(5)).unwrap_err();
+    assert!(not_pdf.to_string().contains("AmazonWebServices.json"), "{not_pdf}");
+}

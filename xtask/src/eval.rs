@@ -1,0 +1,215 @@
+//! `cargo xtask eval`: gold questions over real documents, scored.
+//!
+//! Today's gold sets are invoices: each `<name>.pdf` with a `<name>.json`
+//! listing expected fields (invoice2data format). For every invoice the eval
+//! asks for the total amount and the invoice date, plus one question the
+//! document cannot answer, and scores the typed values, the currency, the
+//! honesty of the refusal and the citation checks.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use docintel::schema::{AnswerValue, AskOutput};
+use docintel::{AskOptions, answer_document, parse_pdf};
+use serde_json::Value;
+
+/// A question the invoices cannot answer: the right answer is "not found".
+const UNANSWERABLE: &str = "What is the name of the CEO's dog?";
+
+struct Row {
+    set: String,
+    task: String,
+    field: &'static str,
+    expected: String,
+    got: String,
+    correct: bool,
+    citations_verified: bool,
+    ms: u128,
+}
+
+pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    let mut shared: Option<PathBuf> = None;
+    let mut csv: Option<PathBuf> = None;
+    let mut min_accuracy = 0.0;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut value = || iter.next().with_context(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--shared" => shared = Some(PathBuf::from(value()?)),
+            "--csv" => csv = Some(PathBuf::from(value()?)),
+            "--min-accuracy" => min_accuracy = value()?.parse().context("--min-accuracy takes a number")?,
+            other => bail!("unknown eval argument {other}"),
+        }
+    }
+    let root = crate::tidy::project_root();
+    let mut sets = vec![("fixtures/invoices".to_owned(), root.join("fixtures/invoices"))];
+    if let Some(shared) = shared {
+        sets.push(("shared/invoices".to_owned(), shared.join("invoices")));
+    }
+
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for (set, dir) in &sets {
+        eval_invoices(set, dir, &mut rows, &mut failures)?;
+    }
+
+    let mut report = String::new();
+    writeln!(report, "{:<18} {:<28} {:<8} {:<7} {:<26} {:<26} cited", "set", "task", "field", "ok", "expected", "got")?;
+    for row in &rows {
+        writeln!(
+            report,
+            "{:<18} {:<28} {:<8} {:<7} {:<26} {:<26} {}",
+            row.set,
+            row.task,
+            row.field,
+            if row.correct { "yes" } else { "NO" },
+            truncate(&row.expected, 26),
+            truncate(&row.got, 26),
+            if row.citations_verified { "verified" } else { "NOT verified" },
+        )?;
+    }
+    print!("{report}");
+    println!();
+    let mut total_correct = 0;
+    for (set, _) in &sets {
+        for field in ["amount", "currency", "date", "refusal"] {
+            let of: Vec<&Row> = rows.iter().filter(|r| &r.set == set && r.field == field).collect();
+            if of.is_empty() {
+                continue;
+            }
+            let correct = of.iter().filter(|r| r.correct).count();
+            println!("{set:<18} {field:<9} {correct}/{} correct", of.len());
+        }
+        let of: Vec<&Row> = rows.iter().filter(|r| &r.set == set).collect();
+        let verified = of.iter().filter(|r| r.citations_verified).count();
+        let mean_ms = of.iter().map(|r| r.ms).sum::<u128>() / of.len().max(1) as u128;
+        println!("{set:<18} citations verified {verified}/{} · mean {mean_ms} ms per question", of.len());
+        total_correct += of.iter().filter(|r| r.correct).count();
+    }
+    for failure in &failures {
+        println!("error: {failure}");
+    }
+    if let Some(csv) = csv {
+        let mut out = String::from("set,task,field,expected,got,correct,citations_verified\n");
+        for r in &rows {
+            writeln!(
+                out,
+                "{},{},{},{},{},{},{}",
+                r.set,
+                r.task,
+                r.field,
+                quote(&r.expected),
+                quote(&r.got),
+                r.correct,
+                r.citations_verified
+            )?;
+        }
+        std::fs::write(&csv, out).with_context(|| format!("cannot write {}", csv.display()))?;
+    }
+    let accuracy = total_correct as f64 / rows.len().max(1) as f64;
+    println!("overall accuracy {:.3} ({total_correct}/{})", accuracy, rows.len());
+    if accuracy < min_accuracy {
+        bail!("accuracy {accuracy:.3} is under --min-accuracy {min_accuracy}");
+    }
+    Ok(())
+}
+
+fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<String>) -> anyhow::Result<()> {
+    let mut pdfs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    pdfs.sort();
+    let options = AskOptions::new(5);
+    for pdf in pdfs {
+        let task = pdf.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let gold: Value = match std::fs::read_to_string(pdf.with_extension("json")) {
+            Ok(text) => serde_json::from_str::<Value>(&text)?.get(0).cloned().unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        };
+        let document = match parse_pdf(&pdf) {
+            Ok(document) => document,
+            Err(error) => {
+                failures.push(format!("{error}"));
+                continue;
+            }
+        };
+        let ask = |question: &str| -> anyhow::Result<(AskOutput, u128)> {
+            let clock = Instant::now();
+            let run = answer_document(&document, question, &options)?;
+            Ok((run.output, clock.elapsed().as_millis()))
+        };
+        let row = |field, expected: String, got: String, correct, output: &AskOutput, ms| Row {
+            set: set.to_owned(),
+            task: task.clone(),
+            field,
+            expected,
+            got,
+            correct,
+            citations_verified: output.citations_verified,
+            ms,
+        };
+        if let Some(gold_amount) = gold.get("amount").and_then(Value::as_f64) {
+            let (output, ms) = ask("What is the total amount?")?;
+            let got = first_value(&output);
+            let (value, currency) = match &got {
+                Some(AnswerValue::Amount(a)) => (Some(a.value), a.currency.clone()),
+                _ => (None, None),
+            };
+            let correct = value.is_some_and(|v| (v - gold_amount).abs() < 0.005);
+            rows.push(row("amount", gold_amount.to_string(), describe(&got), correct, &output, ms));
+            if let Some(gold_currency) = gold.get("currency").and_then(Value::as_str) {
+                let got_currency = currency.clone().unwrap_or_else(|| "-".into());
+                rows.push(row(
+                    "currency",
+                    gold_currency.to_owned(),
+                    got_currency.clone(),
+                    got_currency == gold_currency,
+                    &output,
+                    0,
+                ));
+            }
+        }
+        if let Some(gold_date) = gold.get("date").and_then(Value::as_str) {
+            let (output, ms) = ask("What is the invoice date?")?;
+            let got = first_value(&output);
+            let correct = matches!(&got, Some(AnswerValue::Date(d)) if d.iso == gold_date);
+            rows.push(row("date", gold_date.to_owned(), describe(&got), correct, &output, ms));
+        }
+        let (output, ms) = ask(UNANSWERABLE)?;
+        let refused = !output.answer.feedback.answer_found && output.answer.items.is_empty();
+        rows.push(row(
+            "refusal",
+            "not found".into(),
+            if refused { "not found".into() } else { describe(&first_value(&output)) },
+            refused,
+            &output,
+            ms,
+        ));
+    }
+    Ok(())
+}
+
+fn first_value(output: &AskOutput) -> Option<AnswerValue> {
+    output.answer.items.first().map(|item| item.value.clone())
+}
+
+fn describe(value: &Option<AnswerValue>) -> String {
+    match value {
+        None => "not found".into(),
+        Some(AnswerValue::Amount(a)) => format!("{} {}", a.value, a.currency.as_deref().unwrap_or("-")),
+        Some(AnswerValue::Date(d)) => d.iso.clone(),
+        Some(other) => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+fn truncate(text: &str, n: usize) -> String {
+    if text.chars().count() <= n { text.to_owned() } else { text.chars().take(n - 1).collect::<String>() + "…" }
+}
+
+fn quote(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
