@@ -110,6 +110,10 @@ fn kind_pattern(kind: ValueKind) -> Option<Regex> {
 /// Score boost for a line that carries the kind of thing asked for.
 const KIND_BONUS: f64 = 0.5;
 
+/// How far (in lines, same page) a passage may be extended to reach a value
+/// of the kind asked for.
+const KIND_REACH: u32 = 8;
+
 impl KeywordRetriever {
     /// A retriever with this configuration.
     pub fn new(config: RetrieveConfig) -> KeywordRetriever {
@@ -265,6 +269,59 @@ impl Retriever for KeywordRetriever {
                 matched_keywords: hit.matched.clone(),
                 pinned: hit.pinned,
             });
+        }
+
+        // A label is often separated from its value by layout: "Invoice date"
+        // in a header row, the date a few lines further down the same column.
+        // When the question asks for a kind of value (amount, date) and a
+        // passage holds none, extend it forward on its page until one shows,
+        // by at most KIND_REACH lines.
+        let mut extended = 0;
+        if let Some(re) = &kind_re {
+            for passage in &mut passages {
+                let has_kind =
+                    |p: &Passage| document.line_range(p.line_start, p.line_end).iter().any(|l| re.is_match(&l.text));
+                if has_kind(passage) {
+                    continue;
+                }
+                let reach_end = passage.line_end + KIND_REACH;
+                let next = document
+                    .lines
+                    .iter()
+                    .skip(passage.line_end as usize)
+                    .take_while(|l| l.page == passage.page && l.line_id <= reach_end)
+                    .find(|l| re.is_match(&l.text));
+                if let Some(line) = next {
+                    passage.line_end = line.line_id;
+                    extended += 1;
+                }
+            }
+            // Extensions may now overlap a later passage: merge them, keeping
+            // the better-ranked one first.
+            let mut merged: Vec<Passage> = Vec::with_capacity(passages.len());
+            for passage in passages {
+                if let Some(existing) = merged.iter_mut().find(|p| {
+                    p.page == passage.page && p.line_start <= passage.line_end && passage.line_start <= p.line_end
+                }) {
+                    existing.line_start = existing.line_start.min(passage.line_start);
+                    existing.line_end = existing.line_end.max(passage.line_end);
+                    existing.pinned |= passage.pinned;
+                    for keyword in passage.matched_keywords {
+                        if !existing.matched_keywords.contains(&keyword) {
+                            existing.matched_keywords.push(keyword);
+                        }
+                    }
+                } else {
+                    merged.push(passage);
+                }
+            }
+            passages = merged;
+        }
+        if extended > 0 {
+            notes.push(format!(
+                "{extended} passage(s) extended down their page to reach the first {} after the matched label",
+                kind.as_str()
+            ));
         }
 
         // Hinted pages survive even when no keyword matched on them.
@@ -441,6 +498,25 @@ mod tests {
         assert_eq!(r.passages.len(), 2);
         assert_eq!(r.reserve.len(), 4);
         assert_eq!(r.passages[0].page, 1, "ties break in document order");
+    }
+
+    #[test]
+    fn a_passage_reaches_down_to_the_value_of_the_kind_asked() {
+        let doc = document(&[&[
+            "Factuur datum",
+            "Factuur",
+            "Vervaldatum",
+            "SCONL0303006280999",
+            "SCONL000000444",
+            "8-9-2022",
+            "VF1005193039",
+        ]]);
+        let r = check(&doc, &question(&["factuur datum"], "date", &[]), 3);
+        assert_eq!((r.passages[0].line_start, r.passages[0].line_end), (1, 6), "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("extended")), "{:?}", r.notes);
+        // A text question is not extended.
+        let r = check(&doc, &question(&["factuur datum"], "text", &[]), 3);
+        assert_eq!((r.passages[0].line_start, r.passages[0].line_end), (1, 2));
     }
 
     #[test]
