@@ -4,12 +4,26 @@
 //! For every passage examined it lists *candidates* (a typed value, the line it
 //! was read on, a score) and keeps the best one (or all, for listings).
 //!
+//! **Label lines.** A value is often labelled by another line: the line
+//! before it in reading order, its *row label* (left on the same visual row)
+//! or the *label above* it in its column (see [`crate::layout`]: line boxes,
+//! at most three line heights away). A label alone on its line followed by a
+//! value alone on its line counts fully; a looser link counts half. A column
+//! *header* reached across value cells (a table column) only adds tax cues
+//! (`HT`, `TTC`, `TVA`), never keyword support, and may lie outside the
+//! passage because it is never cited; every other label line must be inside
+//! the passage, and the span then runs from the label to the value.
+//!
 //! **Scoring.** A candidate scores the weights of the question keywords on its
-//! line, plus half of those on the line just above (labels often sit on their
-//! own line), plus a type-specific *label* bonus:
-//! - amounts: for "total" questions +2 on lines labelled total (`total`,
-//!   `grand total`, `TTC`, `totaal`, `amount due`...) and −1.5 on sub-total or
-//!   untaxed lines (`subtotal`, `HT`, `excl.`) unless the question asks for those;
+//! line plus those on its label lines (times their factor, each keyword once),
+//! plus a type-specific *label* bonus, the strongest positive cue of its line
+//! and label lines plus the strongest negative one:
+//! - amounts, for "total" questions: +2.5 on final-amount labels (`grand
+//!   total`, `amount due`, `à payer`, `te betalen`, `total TTC`...), +2 on other
+//!   total labels (`total`, `totaal`, `TTC`, `montant`); +0.5 on tax-included
+//!   markers (`TTC`, `incl. VAT`, `incl. BTW`, `brutto`, `to pay`...); −1.5 on
+//!   sub-total or untaxed markers (`subtotal`, `HT`, `excl. VAT`, `netto`) and
+//!   on the tax itself (`TVA`, `VAT`, `MwSt`) unless the question asks for those;
 //!   +0.3 when the currency is written next to the number, +0.5 when it is the
 //!   currency the question asks for, +0.1 for the last amount of its line;
 //!   ties go to the largest amount for total questions;
@@ -17,6 +31,15 @@
 //!   −2 on due/order/delivery/period labels, or +2.5 when the question asks
 //!   for that kind of date;
 //! - every candidate loses 0.05 per rank of its passage.
+//!
+//! Question keywords of every source count by their weight; expert-dictionary
+//! keywords of one concept (`semantic_group`) are alternatives, so matching
+//! one of them covers the concept (see [`crate::keywords`]).
+//!
+//! **Sequential reading** stops at the first passage whose best candidate is
+//! *decisive* (amounts and dates: supported and labelled with a bonus of at
+//! least 1; other kinds: any eligible candidate); otherwise every passage is
+//! read and the best candidate overall wins.
 //!
 //! **Eligibility.** A typed value (amount, date, e-mail, IBAN, URL) is kept
 //! only if its line (or the line above) carries a salient question keyword or a
@@ -43,6 +66,7 @@ use crate::extract::amount::{self, MoneyToken};
 use crate::extract::date::{self, DayMonthOrder};
 use crate::extract::pattern::{self, PatternToken};
 use crate::keywords::{KeywordSet, has_any, label_form};
+use crate::layout::PageLayout;
 
 /// Name and template version of the extractive generator.
 pub const EXTRACTIVE_VERSION: &str = "extractive/0.1";
@@ -124,6 +148,8 @@ enum DateKind {
     Period,
 }
 
+/// Labels of the amount due. The ones in [`STRONG_TOTAL_LABELS`] name the
+/// final amount (they beat a plain `total` row of a table).
 const TOTAL_LABELS: &[&str] = &[
     "total",
     "totaal",
@@ -132,21 +158,85 @@ const TOTAL_LABELS: &[&str] = &[
     "gesamtbetrag",
     "summe",
     "ttc",
+    "montant",
+    "importe total",
+    "endbetrag",
+    "rechnungsbetrag",
+];
+const STRONG_TOTAL_LABELS: &[&str] = &[
     "grand total",
+    "total amount",
+    "invoice total",
     "amount due",
     "balance due",
     "total due",
+    "amount payable",
+    "total to pay",
     "to pay",
     "à payer",
     "a payer",
     "net à payer",
+    "net a payer",
+    "montant total",
+    "total ttc",
     "te betalen",
-    "endbetrag",
+    "totaalbedrag",
+    "factuur totaal",
+    "factuurtotaal",
+    "zu zahlen",
+    "gesamtbetrag",
+    "gesamtsumme",
     "rechnungsbetrag",
-    "amount payable",
+    "endbetrag",
+    "total a pagar",
     "importe total",
-    "montant",
 ];
+/// Tax-included markers: for a total question the amount due is the taxed one.
+const TAXED_LABELS: &[&str] = &[
+    "ttc",
+    "toutes taxes comprises",
+    "incl. vat",
+    "incl vat",
+    "including vat",
+    "inc. vat",
+    "vat included",
+    "incl. tax",
+    "including tax",
+    "tax included",
+    "incl. btw",
+    "incl btw",
+    "inclusief btw",
+    "inkl. mwst",
+    "inkl mwst",
+    "incl. mwst",
+    "brutto",
+    "bruto",
+    "to pay",
+    "à payer",
+    "a payer",
+    "te betalen",
+    "zu zahlen",
+];
+/// The tax itself (a `TVA` column, a `Tax` row): not the amount due, unless
+/// the question asks for the tax.
+const TAX_LABELS: &[&str] = &[
+    "tax",
+    "taxes",
+    "vat",
+    "tva",
+    "btw",
+    "mwst",
+    "mwst.",
+    "ust",
+    "umsatzsteuer",
+    "iva",
+    "gst",
+    "cst",
+    "igst",
+    "cgst",
+    "sgst",
+];
+/// Sub-totals and untaxed markers.
 const SUB_LABELS: &[&str] = &[
     "subtotal",
     "sub-total",
@@ -157,12 +247,19 @@ const SUB_LABELS: &[&str] = &[
     "hors taxe",
     "hors taxes",
     "excl",
+    "excl.",
+    "excl. vat",
+    "excl. btw",
     "excluding",
     "exclusief",
+    "exkl",
+    "exkl.",
+    "ohne mwst",
     "untaxed",
     "before tax",
     "net amount",
     "netto",
+    "nettobetrag",
 ];
 const AMOUNTISH: &[&str] = &[
     "amount", "invoice", "bill", "montant", "bedrag", "betrag", "pay", "paid", "due", "cost", "price", "sum",
@@ -238,6 +335,10 @@ fn date_kind_labels(kind: DateKind) -> &'static [&'static str] {
     }
 }
 
+/// Words a value cell may carry besides its value (`29.99 € TTC`, `1 PCS`).
+const VALUE_WORDS: &[&str] =
+    &["eur", "euro", "euros", "usd", "inr", "gbp", "chf", "pln", "rs", "ttc", "ht", "pcs", "stk", "st", "x"];
+
 const OTHER_DATE_KINDS: [DateKind; 4] = [DateKind::Due, DateKind::Order, DateKind::Delivery, DateKind::Period];
 
 /// Everything derived once from the question and document.
@@ -249,6 +350,8 @@ struct Context<'a> {
     order: DayMonthOrder,
     total_question: bool,
     sub_question: bool,
+    /// The question asks for the tax (`VAT`, `TVA`...).
+    tax_question: bool,
     date_intent: DateKind,
     currency_preference: Option<String>,
 }
@@ -259,8 +362,17 @@ impl<'a> Context<'a> {
         let qtext = label_form(&question.corrected_question);
         let kind = Kind::of(&question.answer_type);
         let sub_question = has_any(&qtext, SUB_LABELS);
-        let salient_amountish = keywords.salient_norms().all(|k| has_any(k, AMOUNTISH) || has_any(k, TOTAL_LABELS));
-        let total_question = has_any(&qtext, TOTAL_LABELS) || (!sub_question && salient_amountish);
+        let tax_question = has_any(&qtext, TAX_LABELS);
+        // Expert-dictionary keywords are alternative wordings of a concept:
+        // the question's own words say what kind of amount it asks for, and a
+        // `total` concept makes it a total question.
+        let salient_amountish = keywords
+            .ungrouped_salient_norms()
+            .all(|k| has_any(k, AMOUNTISH) || has_any(k, TOTAL_LABELS) || has_any(k, STRONG_TOTAL_LABELS));
+        let total_concept = keywords.groups().any(|g| g.split('_').any(|w| w == "total"));
+        let total_question = has_any(&qtext, TOTAL_LABELS)
+            || has_any(&qtext, STRONG_TOTAL_LABELS)
+            || (!sub_question && (salient_amountish || total_concept));
         let date_intent = OTHER_DATE_KINDS
             .into_iter()
             .find(|k| {
@@ -277,6 +389,7 @@ impl<'a> Context<'a> {
             order: day_month_order(document),
             total_question,
             sub_question,
+            tax_question,
             date_intent,
             currency_preference,
         }
@@ -309,6 +422,8 @@ struct Candidate {
     coverage: f64,
     /// Labelled, and for amounts with a currency.
     strong: bool,
+    /// Labelled clearly enough to stop a sequential read.
+    decisive: bool,
     /// For tie-breaks between amounts.
     magnitude: f64,
     key: String,
@@ -317,12 +432,32 @@ struct Candidate {
 /// What one line offers to candidates: its keyword matches and label scores.
 struct LineView<'d> {
     line: &'d Line,
-    above: Option<&'d Line>,
     below: Option<&'d Line>,
     own: Vec<usize>,
     context: Vec<usize>,
     keyword_score: f64,
     salient_here: bool,
+}
+
+/// The span of a value read on `line` at `start..end`, with its label line
+/// when it has one: `(line_start, line_end, quote)`. Adjacent lines are quoted
+/// together (`Grand Total 319.00`); a label further away is covered by the
+/// range and the quote keeps to the value's line, so it always verifies.
+fn cite(line: &Line, label: Option<&Line>, start: usize, end: usize) -> (u32, u32, String) {
+    let window = quote_window(&line.text, start, end);
+    let Some(label) = label else { return (line.line_id, line.line_id, window) };
+    let (lo, hi) = (label.line_id.min(line.line_id), label.line_id.max(line.line_id));
+    let whole = window == line.text.trim();
+    let quote = if hi - lo == 1 && whole && label.text.len() <= 300 {
+        if label.line_id < line.line_id {
+            format!("{} {}", label.text.trim(), window)
+        } else {
+            format!("{} {}", window, label.text.trim())
+        }
+    } else {
+        window
+    };
+    (lo, hi, quote)
 }
 
 fn quote_window(text: &str, start: usize, end: usize) -> String {
@@ -341,46 +476,185 @@ fn quote_window(text: &str, start: usize, end: usize) -> String {
     text[lo..hi].trim().to_owned()
 }
 
+/// What a label says, split so that the strongest positive cue and the
+/// strongest negative cue of several label lines combine (a `Total` row under
+/// an `HT` column is an untaxed total).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct LabelScore {
+    pos: f64,
+    neg: f64,
+}
+
+impl LabelScore {
+    fn value(self) -> f64 {
+        self.pos + self.neg
+    }
+
+    fn scaled(self, factor: f64) -> LabelScore {
+        LabelScore { pos: self.pos * factor, neg: self.neg * factor }
+    }
+
+    fn combine(self, other: LabelScore) -> LabelScore {
+        LabelScore { pos: self.pos.max(other.pos), neg: self.neg.min(other.neg) }
+    }
+}
+
+/// A line that may label a value line, and how much it counts.
+#[derive(Debug, Clone, Copy)]
+struct Source<'d> {
+    line: &'d Line,
+    /// 1 for a label the value clearly belongs to, 0.5 for a weaker link.
+    factor: f64,
+    /// A column header reached across value cells (possibly outside the
+    /// passage): it only adds label cues (`TTC`, `HT`, `total`), never keyword
+    /// support, and is never cited.
+    header: bool,
+}
+
 impl Context<'_> {
-    fn amount_label(&self, norm: &str) -> f64 {
-        let mut score = 0.0;
-        let total = has_any(norm, TOTAL_LABELS);
+    /// A column header (`header`) only says which kind of amount its column
+    /// holds (taxed, untaxed, the tax): the row says whether it is a total.
+    fn amount_label(&self, norm: &str, header: bool) -> LabelScore {
+        let mut score = LabelScore::default();
+        let strong = !header && has_any(norm, STRONG_TOTAL_LABELS);
+        let total = strong || (!header && has_any(norm, TOTAL_LABELS));
         let sub = has_any(norm, SUB_LABELS);
+        let taxed = has_any(norm, TAXED_LABELS);
         if self.total_question && total {
-            score += 2.0;
+            score.pos += if strong { 2.5 } else { 2.0 };
         }
-        if sub && (self.total_question || self.sub_question) {
-            score += if self.sub_question { 2.0 } else { -1.5 };
+        if self.sub_question {
+            if sub {
+                score.pos += 2.0;
+            }
+            if taxed && !sub {
+                score.neg -= 1.0;
+            }
+        } else if self.total_question {
+            if sub {
+                score.neg -= 1.5;
+            }
+            if taxed && !sub {
+                score.pos += 0.5;
+            }
+            if !self.tax_question && !taxed && !sub && has_any(norm, TAX_LABELS) {
+                score.neg -= 1.5;
+            }
         }
         score
     }
 
-    fn date_label(&self, norm: &str) -> f64 {
-        let mut score = 0.0;
+    fn date_label(&self, norm: &str) -> LabelScore {
+        let mut score = LabelScore::default();
         for kind in OTHER_DATE_KINDS {
             if has_any(norm, date_kind_labels(kind)) {
-                score += if kind == self.date_intent { 2.5 } else { -2.0 };
+                if kind == self.date_intent {
+                    score.pos += 2.5;
+                } else {
+                    score.neg -= 2.0;
+                }
             }
         }
         if self.date_intent == DateKind::Issue && has_any(norm, ISSUE_LABELS) {
-            score += 1.5;
+            score.pos += 1.5;
         }
         score
     }
 
-    fn label(&self, text: &str) -> f64 {
+    fn label_score(&self, text: &str) -> LabelScore {
+        self.source_label(text, false)
+    }
+
+    fn source_label(&self, text: &str, header: bool) -> LabelScore {
         let norm = label_form(text);
         match self.kind {
-            Kind::Amount => self.amount_label(&norm),
+            Kind::Amount => self.amount_label(&norm, header),
             Kind::Date => self.date_label(&norm),
-            _ => 0.0,
+            _ => LabelScore::default(),
         }
+    }
+
+    /// Values of the asked kind on a line, as byte ranges.
+    fn value_ranges(&self, text: &str) -> Vec<(usize, usize)> {
+        match self.kind {
+            Kind::Amount => amount::find_amounts(text).into_iter().map(|t| (t.start, t.end)).collect(),
+            Kind::Date => date::find_dates(text, self.order).into_iter().map(|t| (t.start, t.end)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A line holding only values (numbers, amounts, dates, currency codes):
+    /// a table cell, never a label.
+    fn is_value_cell(&self, line: &Line) -> bool {
+        let text = &line.text;
+        if !text.chars().any(|c| c.is_ascii_digit()) {
+            return false;
+        }
+        let mut ranges: Vec<(usize, usize)> =
+            amount::find_amounts(text).into_iter().map(|t| (t.start, t.end)).collect();
+        ranges.extend(date::find_dates(text, self.order).into_iter().map(|t| (t.start, t.end)));
+        let mut rest = String::with_capacity(text.len());
+        for (i, c) in text.char_indices() {
+            rest.push(if ranges.iter().any(|&(a, b)| a <= i && i < b) { ' ' } else { c });
+        }
+        label_form(&rest)
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| w.chars().count() >= 2)
+            .all(|w| VALUE_WORDS.contains(&w))
+    }
+
+    /// A line with words and no value of the asked kind: a label on its own.
+    fn is_label_only(&self, line: &Line) -> bool {
+        self.value_ranges(&line.text).is_empty()
+            && label_form(&line.text).split(|c: char| !c.is_alphabetic()).any(|w| w.chars().count() >= 2)
+    }
+
+    /// The lines that may label `line` (see the module docs): the line
+    /// before it in reading order, its row label and the label above it in
+    /// its column (both by layout), at most one source per line.
+    fn sources<'d>(&self, lines: &'d [Line], i: usize, layout: &PageLayout<'d>, passage: &Passage) -> Vec<Source<'d>> {
+        let line = &lines[i];
+        let value_only = self.is_value_cell(line);
+        let mut sources: Vec<Source<'d>> = Vec::new();
+        let mut add = |source: Source<'d>| match sources.iter_mut().find(|s| s.line.line_id == source.line.line_id) {
+            Some(s) => {
+                s.factor = s.factor.max(source.factor);
+                s.header &= source.header;
+            }
+            None => sources.push(source),
+        };
+        if let Some(prev) = i.checked_sub(1).map(|j| &lines[j]) {
+            let factor = if value_only && self.is_label_only(prev) { 1.0 } else { 0.5 };
+            add(Source { line: prev, factor, header: false });
+        }
+        let cell = |l: &Line| self.is_value_cell(l);
+        if let Some(row) = layout.row_label(line, cell)
+            && passage.contains(row.line_id)
+        {
+            add(Source { line: row, factor: 1.0, header: false });
+        }
+        if let Some(above) = layout.label_above(line, cell) {
+            if above.header {
+                add(Source { line: above.line, factor: 1.0, header: true });
+            } else if passage.contains(above.line.line_id) && self.is_label_only(above.line) {
+                add(Source { line: above.line, factor: if value_only { 1.0 } else { 0.5 }, header: false });
+            }
+        }
+        sources
     }
 
     /// All candidates of one passage.
     fn candidates(&self, rank: usize, passage: &Passage) -> (Vec<Candidate>, Vec<usize>) {
         let lines = self.document.line_range(passage.line_start, passage.line_end);
+        let page_lines = self.document.line_range(1, u32::MAX);
+        let layout = PageLayout::new(page_lines, passage.page);
         let matches: Vec<Vec<usize>> = lines.iter().map(|l| self.keywords.matches(&l.text)).collect();
+        let matches_of = |id: u32| -> &[usize] {
+            match id.checked_sub(passage.line_start) {
+                Some(j) if (j as usize) < matches.len() => &matches[j as usize],
+                _ => &[],
+            }
+        };
         let mut passage_matches: Vec<usize> = matches.iter().flatten().copied().collect();
         passage_matches.sort_unstable();
         passage_matches.dedup();
@@ -393,53 +667,86 @@ impl Context<'_> {
             self.document.lines.iter().filter(|l| l.page == passage.page).map(|l| l.text.as_str()),
         );
         let passage_scale = texts().find_map(amount::scale_cue);
+        let typed = matches!(self.kind, Kind::Amount | Kind::Date | Kind::Email | Kind::Iban | Kind::Url);
         let mut out = Vec::new();
         for (i, line) in lines.iter().enumerate() {
             let own = matches[i].clone();
-            let above_matches: Vec<usize> =
-                if i > 0 { matches[i - 1].iter().filter(|k| !own.contains(k)).copied().collect() } else { Vec::new() };
+            let sources = if typed { self.sources(lines, i, &layout, passage) } else { Vec::new() };
+            // Keywords on label lines count with the label's factor (once each).
             let mut context = own.clone();
-            context.extend(&above_matches);
+            let mut keyword_score = self.keywords.weight(&own);
+            let mut label = self.label_score(&line.text);
+            for source in &sources {
+                label = label.combine(self.source_label(&source.line.text, source.header).scaled(source.factor));
+            }
+            let mut extra: Vec<(usize, f64)> = Vec::new();
+            for source in sources.iter().filter(|s| !s.header) {
+                for &k in matches_of(source.line.line_id) {
+                    if own.contains(&k) {
+                        continue;
+                    }
+                    match extra.iter_mut().find(|(j, _)| *j == k) {
+                        Some((_, f)) => *f = f.max(source.factor),
+                        None => extra.push((k, source.factor)),
+                    }
+                }
+            }
+            for (k, factor) in extra {
+                keyword_score += factor * self.keywords.keywords[k].weight;
+                context.push(k);
+            }
             let salient = |ks: &[usize]| ks.iter().any(|&k| self.keywords.keywords[k].salient);
+            let own_label = self.label_score(&line.text);
+            // The label line to cite with the value, when the value's own line
+            // says nothing: the source giving the most support.
+            let cited_label = if own.is_empty() && own_label == LabelScore::default() {
+                sources
+                    .iter()
+                    .filter(|s| !s.header && passage.contains(s.line.line_id))
+                    .map(|s| {
+                        let support =
+                            self.keywords.weight(matches_of(s.line.line_id)) + self.label_score(&s.line.text).pos;
+                        (s, s.factor * support)
+                    })
+                    .filter(|(_, support)| *support > 0.0)
+                    .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.line.line_id.cmp(&a.0.line.line_id)))
+                    .map(|(s, _)| s.line)
+                    .or_else(|| i.checked_sub(1).map(|j| &lines[j]))
+            } else {
+                None
+            };
             let view = LineView {
                 line,
-                above: i.checked_sub(1).map(|j| &lines[j]),
                 below: lines.get(i + 1),
-                keyword_score: self.keywords.weight(&own) + 0.5 * self.keywords.weight(&above_matches),
+                keyword_score,
                 salient_here: salient(&own) || (!has_salient && !own.is_empty()),
                 context,
                 own,
             };
             let context_salient = salient(&view.context) || (!has_salient && !view.context.is_empty());
             let coverage = self.keywords.salient_coverage(&view.context);
-            let base = |value, text: String, start, end, score: f64, label: f64, strong: bool, magnitude| {
-                let supported = context_salient || label > 0.0;
-                // The label sits on the line above when the line itself says nothing.
-                let use_above = view.above.is_some() && view.own.is_empty() && self.label(&line.text).abs() < 1e-12;
-                let (line_start, quote) = match (use_above, view.above) {
-                    (true, Some(above)) => {
-                        (above.line_id, format!("{} {}", above.text.trim(), quote_window(&line.text, start, end)))
-                    }
-                    _ => (line.line_id, quote_window(&line.text, start, end)),
-                };
+            let label_value = label.value();
+            let base = |value, text: String, start, end, score: f64, strong: bool, magnitude| {
+                let supported = context_salient || label_value > 0.0;
+                let (line_start, line_end, quote) = cite(line, cited_label, start, end);
                 Candidate {
                     rank,
                     line_start,
-                    line_end: line.line_id,
+                    line_end,
                     page: passage.page,
                     quote,
                     key: text_key(&value),
                     value,
                     text,
                     score: score - 0.05 * rank as f64,
-                    supported_here: view.salient_here || self.label(&line.text) > 0.0,
+                    supported_here: view.salient_here || own_label.value() > 0.0,
                     eligible: supported || passage_ok,
                     coverage,
-                    strong: strong && label >= 0.0 && (supported || label > 0.0),
+                    strong: strong && label_value >= 0.0 && (supported || label_value > 0.0),
+                    decisive: supported && label_value >= 1.0,
                     magnitude,
                 }
             };
-            let label = self.label(&line.text) + view.above.map_or(0.0, |a| 0.5 * self.label(&a.text));
             match self.kind {
                 Kind::Amount => {
                     let dates = date::find_dates(&line.text, self.order);
@@ -451,7 +758,7 @@ impl Context<'_> {
                     let n = tokens.len();
                     for (j, token) in tokens.into_iter().enumerate() {
                         let currency = token.currency.or(line_currency).or(passage_currency).or(page_currency);
-                        let mut score = view.keyword_score + label;
+                        let mut score = view.keyword_score + label_value;
                         if token.currency.is_some() {
                             score += 0.3;
                         }
@@ -472,7 +779,6 @@ impl Context<'_> {
                             token.start,
                             token.end,
                             score,
-                            label,
                             currency.is_some(),
                             token.value,
                         ));
@@ -481,8 +787,8 @@ impl Context<'_> {
                 Kind::Date => {
                     for token in date::find_dates(&line.text, self.order) {
                         let value = AnswerValue::Date(DateValue { iso: token.iso, original: token.original.clone() });
-                        let score = view.keyword_score + label;
-                        out.push(base(value, token.original, token.start, token.end, score, label, true, 0.0));
+                        let score = view.keyword_score + label_value;
+                        out.push(base(value, token.original, token.start, token.end, score, true, 0.0));
                     }
                 }
                 Kind::Email | Kind::Iban | Kind::Url => {
@@ -494,14 +800,14 @@ impl Context<'_> {
                     for token in tokens {
                         let text = line.text[token.start..token.end].to_owned();
                         let value = AnswerValue::Text(token.value);
-                        out.push(base(value, text, token.start, token.end, view.keyword_score, 0.0, true, 0.0));
+                        out.push(base(value, text, token.start, token.end, view.keyword_score, true, 0.0));
                     }
                 }
                 Kind::Text | Kind::Boolean => {
                     if !view.salient_here {
                         continue;
                     }
-                    if let Some(candidate) = self.text_candidate(rank, passage, &view, passage_ok) {
+                    if let Some(candidate) = self.text_candidate(rank, passage, &view, &layout, passage_ok) {
                         out.push(candidate);
                     }
                 }
@@ -515,26 +821,35 @@ impl Context<'_> {
         rank: usize,
         passage: &Passage,
         view: &LineView<'_>,
+        layout: &PageLayout<'_>,
         passage_ok: bool,
     ) -> Option<Candidate> {
         let line = view.line;
         let coverage = self.keywords.salient_coverage(&view.own);
         let score = self.keywords.weight(&view.own) - 0.05 * rank as f64;
-        let (value, line_end, quote) = if self.kind == Kind::Boolean {
+        let whole = |l: &Line| (l.line_id, l.line_id, l.text.trim().to_owned());
+        let (value, (line_start, line_end, quote)) = if self.kind == Kind::Boolean {
             let norm = label_form(&line.text);
-            (AnswerValue::Boolean(!has_any(&norm, NEGATIONS)), line.line_id, line.text.trim().to_owned())
+            (AnswerValue::Boolean(!has_any(&norm, NEGATIONS)), whole(line))
         } else {
             let (label, rest) = line.text.split_once(':').unwrap_or(("", ""));
             let label_matches = !label.is_empty() && !self.keywords.matches(label).is_empty();
             let rest = rest.trim();
-            match (label_matches, rest.is_empty(), view.below) {
-                (true, false, _) => (AnswerValue::Text(rest.to_owned()), line.line_id, line.text.trim().to_owned()),
-                (true, true, Some(below)) if !below.text.trim().is_empty() => (
-                    AnswerValue::Text(below.text.trim().to_owned()),
-                    below.line_id,
-                    format!("{} {}", line.text.trim(), below.text.trim()),
+            // A label alone on its line: its value is where the layout puts
+            // it (right on the row, or below in the column), else the next
+            // line; only a line of the passage can be cited.
+            let partner = match layout.value_of_label(line) {
+                Some(partner) if passage.contains(partner.line_id) => Some(partner),
+                Some(_) => None,
+                None => view.below,
+            };
+            match (label_matches, rest.is_empty(), partner) {
+                (true, false, _) => (AnswerValue::Text(rest.to_owned()), whole(line)),
+                (true, true, Some(partner)) if !partner.text.trim().is_empty() => (
+                    AnswerValue::Text(partner.text.trim().to_owned()),
+                    cite(partner, Some(line), 0, partner.text.len()),
                 ),
-                _ => (AnswerValue::Text(line.text.trim().to_owned()), line.line_id, line.text.trim().to_owned()),
+                _ => (AnswerValue::Text(line.text.trim().to_owned()), whole(line)),
             }
         };
         let text = match &value {
@@ -543,7 +858,7 @@ impl Context<'_> {
         };
         Some(Candidate {
             rank,
-            line_start: line.line_id,
+            line_start,
             line_end,
             page: passage.page,
             quote,
@@ -555,6 +870,7 @@ impl Context<'_> {
             eligible: passage_ok,
             coverage,
             strong: false,
+            decisive: true,
             magnitude: 0.0,
         })
     }
@@ -696,7 +1012,7 @@ impl Generator for ExtractiveGenerator {
             candidates.extend(found);
             if sequential {
                 selection = ctx.select(&candidates);
-                if !selection.items.is_empty() {
+                if selection.best.as_ref().is_some_and(|b| b.decisive) {
                     break;
                 }
             }
@@ -820,7 +1136,7 @@ fn not_found_warning(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::{doc, doc_in, page_passages, passage};
+    use crate::test_support::{doc, doc_boxed, doc_in, page_passages, passage};
     use crate::verify_citations;
     use docintel_schema::Keyword;
 
@@ -1032,6 +1348,232 @@ mod tests {
         assert_eq!((generation.exit.as_str(), generation.iterations), ("sufficient", 1));
         assert!(!generation.answer.feedback.conflicting_evidence);
         assert_eq!(generation.answer.feedback.keywords_found, ["total"]);
+    }
+
+    /// A question with expert-dictionary keywords of one concept.
+    fn expert(text: &str, answer_type: &str, direct: &[&str], concept: &str, words: &[(&str, f32)]) -> ParsedQuestion {
+        let mut q = question(text, answer_type, direct);
+        for (word, weight) in words {
+            q.keywords.push(Keyword {
+                text: (*word).to_owned(),
+                weight: *weight,
+                source: docintel_schema::KeywordSource::ExpertDictionary,
+                is_regex: false,
+                semantic_group: Some(concept.to_owned()),
+            });
+        }
+        q
+    }
+
+    fn invoice_date_expert() -> ParsedQuestion {
+        let words = [("rechnungsdatum", 0.9), ("factuurdatum", 0.9), ("factuur datum", 0.9), ("date de facture", 0.9)];
+        expert("What is the invoice date?", "date", &["invoice", "date"], "invoice_date", &words)
+    }
+
+    fn total_expert() -> ParsedQuestion {
+        let words =
+            [("grand total", 0.9), ("totaal", 0.8), ("factuur totaal", 0.9), ("ttc", 0.7), ("total facture", 0.9)];
+        expert("What is the total amount?", "amount", &["total", "amount"], "total_amount", &words)
+    }
+
+    /// Runs `q` over `passages` of `document` and returns the first item's
+    /// value (rendered) and its span.
+    fn answer_of(q: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> Option<(String, Span)> {
+        let generation = run(q, document, passages);
+        let item = generation.answer.items.first()?;
+        let value = match &item.value {
+            AnswerValue::Amount(a) => format!("{} {}", a.value, a.currency.as_deref().unwrap_or("-")),
+            AnswerValue::Date(d) => d.iso.clone(),
+            AnswerValue::Text(t) => t.clone(),
+            other => format!("{other:?}"),
+        };
+        Some((value, item.spans[0].clone()))
+    }
+
+    fn span_of(found: &Option<(String, Span)>) -> (u32, u32, &str) {
+        let span = &found.as_ref().expect("an answer").1;
+        (span.line_start, span.line_end, span.quote.as_str())
+    }
+
+    #[test]
+    fn label_left_on_the_same_row() {
+        // QualityHosting: the label, then its value to the right on the same baseline.
+        let document = doc_boxed(&[
+            ("Rechnungsnr.", [53.9, 526.8, 109.9, 535.8]),
+            ("30064443", [148.3, 526.8, 188.4, 535.8]),
+            ("Kundennr.", [368.8, 526.8, 410.3, 535.8]),
+            ("47774", [464.1, 526.8, 489.1, 535.8]),
+            ("Rechnungsdatum", [53.9, 514.8, 124.4, 523.8]),
+            ("7. Mai 2014", [148.3, 514.8, 195.4, 523.8]),
+            ("01.05.14-31.05.14", [150.3, 372.0, 215.3, 380.0]),
+        ]);
+        let found = answer_of(&invoice_date_expert(), &document, &[passage(3, 7, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("2014-05-07"));
+        assert_eq!(span_of(&found), (5, 6, "Rechnungsdatum 7. Mai 2014"));
+        // Without the expert keyword the German label still reads as a date label.
+        let q = question("What is the invoice date?", "date", &["invoice", "date"]);
+        assert_eq!(answer_of(&q, &document, &[passage(1, 7, 1)]).map(|f| f.0), Some("2014-05-07".to_owned()));
+    }
+
+    #[test]
+    fn label_above_in_the_same_column() {
+        // saeco: a header row, then the value row; reading order interleaves
+        // the other cells, so the value is five lines after its label.
+        let document = doc_boxed(&[
+            ("Kopie factuur", [44.1, 566.1, 139.2, 580.1]),
+            ("Klant", [44.1, 552.7, 65.3, 560.7]),
+            ("Order", [143.9, 552.7, 167.3, 560.7]),
+            ("Factuur datum", [314.9, 552.1, 374.3, 560.1]),
+            ("Factuur", [432.1, 552.7, 463.0, 560.7]),
+            ("Vervaldatum", [500.3, 552.7, 552.1, 560.7]),
+            ("SCONL0303006280999", [44.1, 539.9, 129.2, 547.9]),
+            ("SCONL000000444", [143.9, 539.9, 210.9, 547.9]),
+            ("8-9-2022", [338.3, 539.9, 370.8, 547.9]),
+            ("VF1005193039", [409.4, 539.9, 463.9, 547.9]),
+            ("22-9-2022", [511.7, 539.9, 548.8, 547.9]),
+        ]);
+        let found = answer_of(&invoice_date_expert(), &document, &[passage(1, 11, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("2022-09-08"));
+        // The span covers the label and the value; the quote keeps to the value line.
+        assert_eq!(span_of(&found), (4, 9, "8-9-2022"));
+        // The due date sits under its own label.
+        let due = question("When is payment due?", "date", &["due", "payment"]);
+        assert_eq!(answer_of(&due, &document, &[passage(1, 11, 1)]).map(|f| f.0), Some("2022-09-22".to_owned()));
+        // A value outside the passages is never cited, even when its label is shown.
+        let generation = run(&invoice_date_expert(), &document, &[passage(2, 6, 1)]);
+        assert!(!generation.answer.feedback.answer_found);
+    }
+
+    /// free_fiber, page 1: an HT / TVA / TTC table with a "Total facture" row,
+    /// then the amount to pay.
+    fn free_fiber() -> ParsedDocument {
+        doc_boxed(&[
+            ("Date limite de paiement le 05 Juillet 2015", [40.0, 491.9, 273.5, 501.9]),
+            ("29.99 € TTC", [498.0, 491.9, 563.7, 501.9]),
+            ("Montant EUR HT", [296.9, 460.3, 370.9, 468.3]),
+            ("Montant TVA", [401.7, 460.3, 459.8, 468.3]),
+            ("Montant EUR TTC", [487.0, 460.3, 565.9, 468.3]),
+            ("Abonnements, forfaits et options", [40.0, 443.9, 204.0, 453.9]),
+            ("24.99", [335.0, 443.9, 363.5, 453.9]),
+            ("5.00", [430.6, 443.9, 452.8, 453.9]),
+            ("29.99", [530.0, 443.9, 558.5, 453.9]),
+            ("Total facture", [40.0, 407.9, 111.0, 417.9]),
+            ("24.99", [335.0, 407.9, 366.6, 417.9]),
+            ("5.00", [430.6, 407.9, 455.2, 417.9]),
+            ("29.99", [530.0, 407.9, 561.6, 417.9]),
+            ("TVA 20% payée sur les encaissements", [40.0, 393.9, 231.7, 403.9]),
+            ("5.00", [430.6, 393.9, 452.8, 403.9]),
+            ("Somme à payer", [40.0, 343.3, 103.5, 351.3]),
+            ("29.99 € TTC", [503.0, 343.3, 553.6, 351.3]),
+        ])
+    }
+
+    #[test]
+    fn taxed_beats_untaxed_for_a_total() {
+        let document = free_fiber();
+        // The whole table shown: the TTC cell of the total row.
+        let found = answer_of(&total_expert(), &document, &[passage(3, 13, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("29.99 EUR"));
+        assert_eq!(span_of(&found).0, 10, "{found:?}");
+        // Only the total row shown (its column headers are not): the HT and
+        // TVA cells are still known by their headers and do not settle a
+        // sequential read, the amount to pay does.
+        let mut q = total_expert();
+        q.chunk_strategy = ChunkStrategy::Sequential;
+        let generation = run(&q, &document, &[passage(10, 12, 1), passage(14, 17, 1)]);
+        assert_eq!(generation.passages_shown.len(), 2);
+        match &generation.answer.items[0].value {
+            AnswerValue::Amount(a) => assert_eq!(a.value, 29.99),
+            other => panic!("{other:?}"),
+        }
+        // Asked for the untaxed amount, the HT column answers.
+        let ht = question("What is the amount excluding tax (HT)?", "amount", &["ht"]);
+        assert_eq!(answer_of(&ht, &document, &[passage(3, 13, 1)]).map(|f| f.0), Some("24.99 EUR".to_owned()));
+        // Lines without layout: the TTC line beats the HT line.
+        let rows = &[("Total HT 24,99 €", 1), ("TVA 5,00 €", 1), ("Total TTC 29,99 €", 1)];
+        check(rows, &total(), Some("29.99 EUR"));
+        check(
+            &[("Montant EUR HT", 1), ("24.99", 1), ("Montant EUR TTC", 1), ("29.99", 1)],
+            &total(),
+            Some("29.99 EUR"),
+        );
+    }
+
+    #[test]
+    fn grand_total_beats_a_total_row() {
+        // Flipkart: the table's "Total" row (qty, price, tax, total), then
+        // "Grand Total" with its value on the next line to the right.
+        let document = doc_boxed(&[
+            ("Qty Price", [344.7, 646.8, 399.1, 655.8]),
+            ("Tax(%) Tax", [435.3, 646.8, 501.3, 655.8]),
+            ("Total", [533.7, 646.8, 555.2, 655.8]),
+            ("1 278.61 14.50%", [354.7, 622.8, 464.8, 631.8]),
+            ("40.39 319.00", [493.3, 622.8, 569.7, 631.8]),
+            ("Price is inclusive of Promotional Discount of Rs -40.00,", [114.6, 600.0, 271.9, 607.0]),
+            ("Total 1 278.61", [304.6, 560.9, 413.6, 573.3]),
+            ("40.39 319.00", [485.8, 560.9, 569.7, 572.9]),
+            ("Grand Total", [385.6, 518.4, 464.8, 533.4]),
+            ("319.00", [523.8, 516.5, 569.7, 531.5]),
+        ]);
+        let found = answer_of(&total(), &document, &[passage(6, 10, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("319 INR"));
+        assert_eq!(span_of(&found), (9, 10, "Grand Total 319.00"));
+        let found = answer_of(&total_expert(), &document, &page_passages(&document));
+        assert_eq!(span_of(&found).0, 9);
+        // Reading order alone: a label line followed by its value line counts fully.
+        let rows = &[("Total 1 278.61", 1), ("40.39 319.00", 1), ("Grand Total", 1), ("300.00", 1)];
+        check(rows, &total(), Some("300 -"));
+    }
+
+    #[test]
+    fn expert_keywords_find_foreign_labels() {
+        // coolblue: Dutch labels left of their values; only expert keywords match.
+        let document = doc_boxed(&[
+            ("Factuurdatum:", [45.0, 647.8, 100.6, 655.8]),
+            ("19 april 2014", [104.3, 647.8, 152.6, 655.8]),
+            ("Ordernummer:", [45.0, 633.6, 102.4, 641.6]),
+            ("12572103", [105.0, 633.6, 141.4, 641.6]),
+            ("Orderdatum:", [45.0, 619.3, 94.4, 627.3]),
+            ("18 april 2014", [97.5, 619.3, 145.8, 627.3]),
+            ("Exclusief BTW", [62.3, 253.0, 114.1, 261.0]),
+            ("€ 593,36", [147.7, 253.0, 179.2, 261.0]),
+            ("Subtotaal", [426.4, 253.0, 462.4, 261.0]),
+            ("€ 717,97", [518.3, 253.0, 549.8, 261.0]),
+            ("BTW 21%", [80.7, 241.7, 115.6, 249.7]),
+            ("€ 124,61", [147.7, 241.7, 179.2, 249.7]),
+            ("Totaal", [437.0, 231.2, 462.1, 239.2]),
+            ("€ 717,97", [518.2, 231.2, 549.8, 239.2]),
+        ]);
+        let found = answer_of(&invoice_date_expert(), &document, &page_passages(&document));
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("2014-04-19"));
+        assert_eq!(span_of(&found), (1, 2, "Factuurdatum: 19 april 2014"));
+        let generation = run(&total_expert(), &document, &[passage(7, 14, 1)]);
+        let item = &generation.answer.items[0];
+        assert_eq!(item.value, AnswerValue::Amount(Amount { value: 717.97, currency: Some("EUR".into()), unit: None }));
+        assert_eq!((item.spans[0].line_start, item.spans[0].line_end), (13, 14));
+        // One matched concept word is full coverage, not a fraction of every synonym.
+        assert!(generation.answer.feedback.confidence >= 0.9, "{}", generation.answer.feedback.confidence);
+    }
+
+    #[test]
+    fn text_label_value_by_layout() {
+        // AWS: "Account number:" with its value below, but another column's
+        // line comes first in reading order.
+        let document = doc_boxed(&[
+            ("Account number:", [36.0, 689.1, 95.7, 697.1]),
+            ("Invoice Summary", [257.0, 681.5, 344.8, 692.5]),
+            ("296664039561", [36.0, 671.0, 142.8, 687.0]),
+            ("Invoice Number:", [257.0, 666.5, 313.3, 674.5]),
+            ("42183017", [535.4, 666.5, 571.0, 674.5]),
+        ]);
+        let q = question("What is the account number?", "text", &["account number"]);
+        let found = answer_of(&q, &document, &page_passages(&document));
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("296664039561"));
+        assert_eq!(span_of(&found), (1, 3, "296664039561"));
+        let q = question("What is the invoice number?", "text", &["invoice number"]);
+        let found = answer_of(&q, &document, &page_passages(&document));
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("42183017"));
+        assert_eq!(span_of(&found), (4, 5, "Invoice Number: 42183017"));
     }
 
     #[test]

@@ -123,6 +123,9 @@ pub(crate) struct Kw {
     pub(crate) weight: f64,
     /// Whether it is a content keyword (see the module docs).
     pub(crate) salient: bool,
+    /// The concept it stands for (expert dictionary): keywords of one group
+    /// are alternative wordings of one thing.
+    pub(crate) group: Option<String>,
 }
 
 /// The keywords of one question.
@@ -149,7 +152,14 @@ impl KeywordSet {
                 None
             };
             let salient = k.is_regex || !norm.split(' ').all(is_generic);
-            keywords.push(Kw { original: k.text.clone(), norm, regex, weight: f64::from(k.weight.max(0.0)), salient });
+            keywords.push(Kw {
+                original: k.text.clone(),
+                norm,
+                regex,
+                weight: f64::from(k.weight.max(0.0)),
+                salient,
+                group: k.semantic_group.clone(),
+            });
         }
         if keywords.is_empty() {
             let text = label_form(&question.corrected_question);
@@ -163,6 +173,7 @@ impl KeywordSet {
                     regex: None,
                     weight: 1.0,
                     salient: true,
+                    group: None,
                 });
             }
         }
@@ -181,13 +192,50 @@ impl KeywordSet {
     }
 
     /// Share of the salient weight covered by `indices`; 1 when nothing is salient.
+    ///
+    /// Keywords of a semantic group (expert dictionary: one concept in many
+    /// languages) are alternatives, not extra requirements: the coverage is
+    /// the best of the share of the ungrouped salient weight and, for each
+    /// group, its best matched weight over its heaviest keyword. So a Dutch
+    /// line with `totaal` covers "total amount" as well as `total amount` does.
     pub(crate) fn salient_coverage(&self, indices: &[usize]) -> f64 {
-        let total: f64 = self.keywords.iter().filter(|k| k.salient).map(|k| k.weight).sum();
-        if total <= 0.0 {
+        let salient = |k: &&Kw| k.salient && k.weight > 0.0;
+        let plain_total: f64 =
+            self.keywords.iter().filter(salient).filter(|k| k.group.is_none()).map(|k| k.weight).sum();
+        let has_groups = self.keywords.iter().filter(salient).any(|k| k.group.is_some());
+        if plain_total <= 0.0 && !has_groups {
             return 1.0;
         }
-        let got: f64 = indices.iter().filter(|&&i| self.keywords[i].salient).map(|&i| self.keywords[i].weight).sum();
-        (got / total).min(1.0)
+        let matched = || indices.iter().map(|&i| &self.keywords[i]).filter(salient);
+        let mut best = if plain_total > 0.0 {
+            matched().filter(|k| k.group.is_none()).map(|k| k.weight).sum::<f64>() / plain_total
+        } else {
+            0.0
+        };
+        for k in matched() {
+            let Some(group) = &k.group else { continue };
+            let heaviest = self
+                .keywords
+                .iter()
+                .filter(salient)
+                .filter(|x| x.group.as_ref() == Some(group))
+                .map(|x| x.weight)
+                .fold(0.0, f64::max);
+            if heaviest > 0.0 {
+                best = best.max(k.weight / heaviest);
+            }
+        }
+        best.min(1.0)
+    }
+
+    /// The normalised salient keywords that belong to no semantic group.
+    pub(crate) fn ungrouped_salient_norms(&self) -> impl Iterator<Item = &str> {
+        self.keywords.iter().filter(|k| k.salient && k.group.is_none()).map(|k| k.norm.as_str())
+    }
+
+    /// The semantic groups (concepts) of the keywords.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = &str> {
+        self.keywords.iter().filter_map(|k| k.group.as_deref())
     }
 
     /// Whether any keyword is salient.
@@ -280,5 +328,29 @@ mod tests {
         let s = set("What is the name of the CEO's dog?", &[]);
         assert_eq!(s.salient_norms().collect::<Vec<_>>(), ["ceo", "dog"]);
         assert!((s.salient_coverage(&[1]) - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn expert_keywords_are_salient_alternatives() {
+        let mut q = ParsedQuestion::unparsed("What is the total amount?", "test");
+        q.keywords = vec![Keyword::direct("total"), Keyword::direct("amount")];
+        for (text, weight) in [("totaal", 0.8), ("gesamtbetrag", 0.9), ("ttc", 0.7)] {
+            q.keywords.push(Keyword {
+                text: text.to_owned(),
+                weight,
+                source: docintel_schema::KeywordSource::ExpertDictionary,
+                is_regex: false,
+                semantic_group: Some("total_amount".to_owned()),
+            });
+        }
+        let s = KeywordSet::from_question(&q);
+        assert_eq!(s.salient_norms().count(), 5);
+        let found = s.matches("Factuur totaal EUR");
+        assert_eq!(found, [2]);
+        // 0.8 of the heaviest group keyword (0.9), not 0.8 of 4.4.
+        assert!((s.salient_coverage(&found) - 0.8 / 0.9).abs() < 1e-6);
+        assert!((s.salient_coverage(&[0]) - 0.5).abs() < 1e-9);
+        assert_eq!(s.groups().next(), Some("total_amount"));
+        assert_eq!(s.ungrouped_salient_norms().collect::<Vec<_>>(), ["total", "amount"]);
     }
 }

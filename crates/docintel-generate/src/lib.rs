@@ -54,6 +54,7 @@
 pub mod extract;
 mod extractive;
 mod keywords;
+mod layout;
 pub mod validate;
 
 pub use extractive::{EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError};
@@ -103,6 +104,16 @@ pub(crate) mod test_support {
             toc: Vec::new(),
             diagnostics: Vec::new(),
         }
+    }
+
+    /// A one-page document from `(text, [x0, y0, x1, y1])` rows (PDF points,
+    /// origin bottom-left), line ids 1..=n.
+    pub(crate) fn doc_boxed(rows: &[(&str, [f32; 4])]) -> ParsedDocument {
+        let mut document = doc(&rows.iter().map(|(text, _)| (*text, 1)).collect::<Vec<_>>());
+        for (line, (_, [x0, y0, x1, y1])) in document.lines.iter_mut().zip(rows) {
+            line.bbox = BBox { x0: *x0, y0: *y0, x1: *x1, y1: *y1 };
+        }
+        document
     }
 
     /// A passage over lines `start..=end` of `page`.
