@@ -331,7 +331,7 @@ impl Retriever for KeywordRetriever {
             }
             let mut lines = document.lines.iter().filter(|l| l.page == page);
             if let Some(first) = lines.next() {
-                let last = lines.last().unwrap_or(first);
+                let last = lines.next_back().unwrap_or(first);
                 notes.push(format!("page {page} kept whole: named in the question, no keyword matched on it"));
                 passages.push(Passage {
                     line_start: first.line_id,
