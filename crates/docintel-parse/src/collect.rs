@@ -226,13 +226,11 @@ fn is_pdf_space(c: char) -> bool {
 pub(crate) fn clean_glyph_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
+        if let Some(letters) = docintel_schema::text::expand_ligature(c) {
+            out.push_str(letters);
+            continue;
+        }
         match c {
-            '\u{FB00}' => out.push_str("ff"),
-            '\u{FB01}' => out.push_str("fi"),
-            '\u{FB02}' => out.push_str("fl"),
-            '\u{FB03}' => out.push_str("ffi"),
-            '\u{FB04}' => out.push_str("ffl"),
-            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
             c if is_pdf_space(c) => out.push(' '),
             c if c.is_control() => {}
             c => out.push(c),

@@ -9,16 +9,7 @@ use docintel_schema::{
 /// embeddings and cross-references off (not built yet), one iteration
 /// (offline), page numbers on.
 pub fn default_plan() -> ExecutionPlan {
-    ExecutionPlan {
-        use_toc_navigation: true,
-        use_keyword_retrieval: true,
-        use_embeddings: false,
-        follow_cross_references: false,
-        decompose_compound: false,
-        iterate_on_feedback: false,
-        max_iterations: 1,
-        extract_page_numbers: true,
-    }
+    ExecutionPlan::baseline()
 }
 
 /// Decides which pipeline steps run for `parsed` on a document with this

@@ -3,6 +3,20 @@
 //! cited lines. One definition, so a quote that retrieval would find is a
 //! quote validation accepts.
 
+/// The letters a typographic ligature stands for (`ﬁ` → `fi`), `None` for
+/// any other character.
+pub fn expand_ligature(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{FB00}' => "ff",
+        '\u{FB01}' => "fi",
+        '\u{FB02}' => "fl",
+        '\u{FB03}' => "ffi",
+        '\u{FB04}' => "ffl",
+        '\u{FB05}' | '\u{FB06}' => "st",
+        _ => return None,
+    })
+}
+
 /// Folds one character to its match-friendly form: typographic dashes and
 /// spaces become ASCII, ligatures expand, letters lower-case.
 fn fold_char(c: char, out: &mut String) {
@@ -13,13 +27,10 @@ fn fold_char(c: char, out: &mut String) {
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{2032}' => out.push('\''),
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{2033}' => out.push('"'),
         '\u{2026}' => out.push_str("..."),
-        '\u{FB00}' => out.push_str("ff"),
-        '\u{FB01}' => out.push_str("fi"),
-        '\u{FB02}' => out.push_str("fl"),
-        '\u{FB03}' => out.push_str("ffi"),
-        '\u{FB04}' => out.push_str("ffl"),
-        '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
-        c => out.extend(c.to_lowercase()),
+        c => match expand_ligature(c) {
+            Some(letters) => out.push_str(letters),
+            None => out.extend(c.to_lowercase()),
+        },
     }
 }
 
