@@ -395,6 +395,11 @@ mod tests {
                 n_lines: page_lines.len() as u32,
                 n_chars: 0,
                 has_text_layer: !page_lines.is_empty(),
+                n_images: 0,
+                n_vector_paths: 0,
+                has_figure: false,
+                figure_kind: None,
+                decorative_image_hashes: vec![],
                 width: 612.0,
                 height: 792.0,
             });

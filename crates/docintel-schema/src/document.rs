@@ -62,10 +62,43 @@ pub struct PageInfo {
     pub n_chars: u32,
     /// Whether the page has any extractable text.
     pub has_text_layer: bool,
+    /// Images drawn on the page.
+    pub n_images: u32,
+    /// Vector path painting operations on the page.
+    pub n_vector_paths: u32,
+    /// Whether the page carries a real figure (not template decoration).
+    pub has_figure: bool,
+    /// What kind of figure (`vector`, `image`, `montage`), when there is one.
+    pub figure_kind: Option<String>,
+    /// Content hashes of images that repeat on many pages (decoration).
+    pub decorative_image_hashes: Vec<String>,
     /// Page width in points (from the media box).
     pub width: f32,
     /// Page height in points (from the media box).
     pub height: f32,
+}
+
+/// A token-sized piece of the document for embedding retrieval. The stored
+/// `text` is the document's own; `context_header` is prepended only when
+/// embedding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Chunk {
+    /// Chunk id, 0-based in document order.
+    pub chunk_id: u32,
+    /// First line (global line id).
+    pub line_start: u32,
+    /// Last line, inclusive.
+    pub line_end: u32,
+    /// Page of the first line.
+    pub page_start: u32,
+    /// Page of the last line.
+    pub page_end: u32,
+    /// The lines' text joined with newlines.
+    pub text: String,
+    /// Document title and section path, for the embedding input only.
+    pub context_header: String,
+    /// Estimated tokens of `text`.
+    pub n_tokens_est: u32,
 }
 
 /// Where a TOC row comes from.

@@ -32,7 +32,8 @@ pub use brick::{
     TraceEvent, TraceSink, Usage,
 };
 pub use document::{
-    BBox, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry, TocSource,
+    BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
+    TocSource,
 };
 pub use meta::{AskOutput, CitationProblem, Meta, SkippedStep};
 pub use question::{
