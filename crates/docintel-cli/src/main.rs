@@ -72,10 +72,27 @@ struct ParseArgs {
 
 fn main() -> ExitCode {
     init_tracing();
+    // The PDF libraries can panic on hostile input; the parse brick catches
+    // those panics per page and turns them into diagnostics. The default hook
+    // would still print each one to stderr, so panics are logged at debug
+    // level instead, and one that escapes is reported below as a bug.
+    std::panic::set_hook(Box::new(|info| tracing::debug!("caught panic: {info}")));
     let cli = Cli::parse();
-    let result = match cli.command {
+    let outcome = std::panic::catch_unwind(|| match cli.command {
         Command::Ask(args) => ask(args),
         Command::Parse(args) => parse(args),
+    });
+    let result = match outcome {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            eprintln!("docintel: internal error (this is a bug): {message}");
+            return ExitCode::from(EXIT_FAILURE);
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -90,11 +107,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings), so stdout
-/// stays one JSON object under `--json`.
+/// Logs go to stderr, filtered by `RUST_LOG` (default: our warnings; the PDF
+/// libraries' font warnings only at error level), so stdout stays one JSON
+/// object under `--json`.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,pdf_extract=error,lopdf=error"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 }
 

@@ -1116,14 +1116,24 @@ fn not_found_warning(
     for (k, page) in keyword_pages {
         found.push(format!("'{}' on p.{page}", ctx.keywords.keywords[*k].original));
     }
-    let missing: Vec<String> = ctx
-        .keywords
-        .keywords
-        .iter()
-        .enumerate()
-        .filter(|(i, k)| k.salient && !keyword_pages.iter().any(|(j, _)| j == i))
-        .map(|(_, k)| format!("'{}'", k.original))
-        .collect();
+    // Missing keywords, with an expert-dictionary concept named once rather
+    // than as its dozens of synonyms (and not at all when one of them was seen).
+    let found_groups: Vec<&str> =
+        keyword_pages.iter().filter_map(|(k, _)| ctx.keywords.keywords[*k].group.as_deref()).collect();
+    let mut missing: Vec<String> = Vec::new();
+    for (i, k) in ctx.keywords.keywords.iter().enumerate() {
+        if !k.salient || keyword_pages.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        let label = match &k.group {
+            Some(group) if found_groups.contains(&group.as_str()) => continue,
+            Some(group) => format!("concept '{group}' (in any language)"),
+            None => format!("'{}'", k.original),
+        };
+        if !missing.contains(&label) {
+            missing.push(label);
+        }
+    }
     if !found.is_empty() {
         warning.push_str(&format!("; keywords {} found", found.join(", ")));
     }

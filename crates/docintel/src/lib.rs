@@ -83,7 +83,7 @@ impl std::fmt::Display for PipelineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PipelineError::Parse(e) => write!(f, "{e}"),
-            PipelineError::Brick { brick, source } => write!(f, "{brick} brick failed: {source}"),
+            PipelineError::Brick { brick, .. } => write!(f, "the {brick} brick failed"),
             PipelineError::Trace(e) => write!(f, "{e}"),
         }
     }
@@ -92,9 +92,10 @@ impl std::fmt::Display for PipelineError {
 impl std::error::Error for PipelineError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            PipelineError::Parse(e) => Some(e),
+            // Parse and trace errors are complete one-line messages (file and
+            // cause); chaining them again would print the cause twice.
+            PipelineError::Parse(_) | PipelineError::Trace(_) => None,
             PipelineError::Brick { source, .. } => Some(source.as_ref()),
-            PipelineError::Trace(e) => Some(e),
         }
     }
 }
