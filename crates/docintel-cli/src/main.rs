@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use docintel::schema::{AnswerValue, AskOutput, ParsedDocument};
-use docintel::{AskOptions, PipelineError};
+use docintel::{ApiKey, AskOptions, GeneratorChoice, OpenAiConfig, PipelineError};
 
 /// Exit code for bad input (missing file, not a PDF, encrypted, broken).
 const EXIT_BAD_INPUT: u8 = 3;
@@ -52,6 +52,18 @@ struct AskArgs {
     /// Retrieval: never navigate the table of contents.
     #[arg(long, help_heading = "Retrieval")]
     no_toc: bool,
+
+    /// Generation: model name (default: $DOCINTEL_LLM_MODEL, else gpt-4.1-mini).
+    #[arg(long, help_heading = "Generation")]
+    model: Option<String>,
+    /// Generation: OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
+    /// (default: $DOCINTEL_LLM_BASE_URL; with only $OPENAI_API_KEY set, OpenAI).
+    #[arg(long, help_heading = "Generation")]
+    llm_base_url: Option<String>,
+    /// Generation: answer offline with the extractive generator even when an
+    /// endpoint is configured.
+    #[arg(long, help_heading = "Generation")]
+    offline: bool,
 
     /// Pipeline: folder for the per-question audit trail.
     #[arg(long, default_value = "docintel-out", help_heading = "Pipeline")]
@@ -116,11 +128,35 @@ fn init_tracing() {
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
 }
 
-fn ask(args: AskArgs) -> anyhow::Result<()> {
-    if std::env::var_os("DOCINTEL_LLM_BASE_URL").is_some() || std::env::var_os("OPENAI_API_KEY").is_some() {
-        tracing::warn!("an LLM endpoint is configured, but this build has no LLM transport yet: answering offline");
+/// The generator to use: an LLM when an endpoint or key is configured (flag
+/// or environment) and `--offline` is not given, else the extractive one.
+fn generator_choice(args: &AskArgs) -> GeneratorChoice {
+    if args.offline {
+        return GeneratorChoice::Extractive;
     }
+    let env = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
+    let base_url = args.llm_base_url.clone().or_else(|| env("DOCINTEL_LLM_BASE_URL"));
+    let api_key = env("OPENAI_API_KEY");
+    if base_url.is_none() && api_key.is_none() {
+        return GeneratorChoice::Extractive;
+    }
+    let custom_server = base_url.is_some();
+    let config = OpenAiConfig {
+        base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
+        api_key: api_key.map(ApiKey::new),
+        timeout: std::time::Duration::from_secs(120),
+        max_retries: 3,
+        backoff_base: std::time::Duration::from_millis(500),
+        // Local servers (llama.cpp, older vLLM) only know `max_tokens`.
+        send_legacy_max_tokens: custom_server,
+    };
+    let model = args.model.clone().or_else(|| env("DOCINTEL_LLM_MODEL")).unwrap_or_else(|| "gpt-4.1-mini".to_owned());
+    GeneratorChoice::Llm { config, model }
+}
+
+fn ask(args: AskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
+    options.generator = generator_choice(&args);
     options.pages = args.pages;
     options.use_toc = !args.no_toc;
     options.out_dir = (!args.no_trace).then_some(args.out);

@@ -104,3 +104,94 @@ fn parse_prints_the_line_table() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\ttext"));
 }
+
+/// A one-route OpenAI-compatible server on 127.0.0.1: every POST gets the
+/// same chat completion whose content is `answer_json`. Returns the base URL
+/// and a handle yielding the request bodies it received. It stops by itself
+/// after `max_requests`.
+fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut bodies = Vec::new();
+        for stream in listener.incoming().take(max_requests) {
+            let mut stream = stream.unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            bodies.push(String::from_utf8(body).unwrap());
+            let reply = serde_json::json!({
+                "id": format!("chatcmpl-{}", bodies.len()),
+                "object": "chat.completion",
+                "created": 0,
+                "model": "mock-model",
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": answer_json}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+            })
+            .to_string();
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+            stream.write_all(response.as_bytes()).unwrap();
+        }
+        bodies
+    });
+    (base, handle)
+}
+
+#[test]
+fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
+    // The model answers from line 13 of the AWS invoice ("$4.11").
+    const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let (base, server) = mock_openai(ANSWER, 1);
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .env("DOCINTEL_LLM_BASE_URL", &base)
+        .env("DOCINTEL_LLM_MODEL", "mock-model")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = server.join().unwrap();
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["answer"]["extraction_method"], "llm");
+    assert_eq!(value["answer"]["items"][0]["value"]["value"], 4.11);
+    assert_eq!(value["citations_verified"], true, "{value:#}");
+    assert_eq!(value["_meta"]["exit"], "sufficient");
+    assert_eq!(value["_meta"]["tokens_in"], 100);
+    // One call (sequential, top-1 sufficed), strict schema, passages as rows
+    // under the labelled header.
+    assert_eq!(bodies.len(), 1);
+    let request: Value = serde_json::from_str(&bodies[0]).unwrap();
+    assert_eq!(request["model"], "mock-model");
+    assert_eq!(request["response_format"]["json_schema"]["strict"], true);
+    assert!(bodies[0].contains("GLOBAL_LINE"), "{}", bodies[0]);
+}
+
+#[test]
+fn offline_flag_wins_over_a_configured_endpoint() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace", "--offline"])
+        .env("DOCINTEL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["answer"]["extraction_method"], "extractive");
+}

@@ -10,6 +10,9 @@
 //!   against the document and the passages shown: real lines, inside one shown
 //!   passage, right page, quote present in the cited lines.
 //! - [`extract`] holds the value finders (money, dates, patterns) on their own.
+//! - [`LlmGenerator`] implements the same contract with any
+//!   [`docintel_schema::LanguageModel`] (strict structured output, combined or
+//!   sequential with a sufficiency exit); [`prompt`] composes its prompts.
 //!
 //! ```
 //! use docintel_generate::{ExtractiveGenerator, verify_citations};
@@ -55,9 +58,13 @@ pub mod extract;
 mod extractive;
 mod keywords;
 mod layout;
+pub mod llm;
+pub mod prompt;
 pub mod validate;
 
 pub use extractive::{EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError};
+pub use llm::{LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator};
+pub use prompt::{FewShotExample, TEMPLATE_VERSION, build_system_prompt, build_user_prompt};
 pub use validate::{verify_citations, verify_span};
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! docintel-llm: how does a request reach a language model?
 //!
-//! Transports implement the schema crate's [`LanguageModel`] trait. Today
-//! this crate ships the [`ReplayTransport`], which answers from responses
-//! recorded on disk, matched by a hash of the request; tests of LLM-backed
-//! bricks run on it, with no network. The OpenAI-compatible HTTP transport
-//! (OpenAI, Azure, vLLM, llama.cpp server, Ollama) is not built yet.
+//! Transports implement the schema crate's [`LanguageModel`] trait:
+//! - [`OpenAiTransport`] talks to any OpenAI-compatible server (OpenAI, Azure,
+//!   vLLM, llama.cpp server, Ollama) with strict structured output, bounded
+//!   retries and the raw reply kept verbatim (see [`openai`]).
+//! - [`ReplayTransport`] answers from responses recorded on disk, matched by a
+//!   hash of the request; tests of LLM-backed bricks run on it, with no
+//!   network.
 //!
 //! ```
 //! use docintel_llm::request_key;
@@ -27,6 +29,10 @@ use std::path::{Path, PathBuf};
 
 use docintel_schema::{LanguageModel, LlmRequest, LlmResponse};
 use sha2::{Digest, Sha256};
+
+pub mod openai;
+
+pub use openai::{ApiKey, OpenAiConfig, OpenAiTransport};
 
 /// Why a transport call failed.
 #[derive(Debug)]
@@ -58,6 +64,37 @@ pub enum LlmError {
         /// The response id.
         id: String,
     },
+    /// The HTTP client or runtime could not be built.
+    Setup {
+        /// What failed.
+        reason: String,
+    },
+    /// The request cannot be sent as it is (unknown role, no messages, ...).
+    InvalidRequest {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The server refused the request with a status that retrying cannot fix
+    /// (a 4xx other than 429).
+    Status {
+        /// HTTP status code.
+        status: u16,
+        /// The server's message (API key scrubbed).
+        message: String,
+    },
+    /// Every attempt failed with a retryable cause (429, 5xx, connection,
+    /// timeout).
+    RetriesExhausted {
+        /// Attempts made, the first included.
+        attempts: u32,
+        /// The last failure.
+        last: String,
+    },
+    /// The server's reply is not a usable chat completion.
+    InvalidReply {
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for LlmError {
@@ -69,6 +106,15 @@ impl std::fmt::Display for LlmError {
             LlmError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             LlmError::Malformed { path, source } => write!(f, "{}: not a recorded response: {source}", path.display()),
             LlmError::Truncated { id } => write!(f, "response {id} was cut at the output token limit"),
+            LlmError::Setup { reason } => write!(f, "cannot set up the LLM transport: {reason}"),
+            LlmError::InvalidRequest { reason } => write!(f, "invalid LLM request: {reason}"),
+            LlmError::Status { status, message } => {
+                write!(f, "LLM server refused the request (HTTP {status}): {message}")
+            }
+            LlmError::RetriesExhausted { attempts, last } => {
+                write!(f, "LLM server still failing after {attempts} attempts; last error: {last}")
+            }
+            LlmError::InvalidReply { reason } => write!(f, "unusable LLM reply: {reason}"),
         }
     }
 }

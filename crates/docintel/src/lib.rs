@@ -32,14 +32,29 @@ use docintel_schema::{
 };
 use docintel_trace::TraceRecorder;
 
-pub use docintel_generate::ExtractiveGenerator;
+pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
+pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
 pub use docintel_parse::{ParseError, parse_pdf};
 pub use docintel_question::RuleParser;
 pub use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
 
+/// Which generator answers: the closed set of implementations.
+#[derive(Debug, Clone)]
+pub enum GeneratorChoice {
+    /// The deterministic extractive generator (offline, the default).
+    Extractive,
+    /// A language model behind an OpenAI-compatible endpoint.
+    Llm {
+        /// How to reach the server.
+        config: OpenAiConfig,
+        /// The model name sent with every request.
+        model: String,
+    },
+}
+
 /// Per-question overrides, grouped by the brick they affect. Defaults come
 /// from the dispatcher; no override is needed for a sensible answer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct AskOptions {
     /// Retrieval: passages shown to the generator.
     pub top_k: usize,
@@ -51,13 +66,22 @@ pub struct AskOptions {
     pub use_toc: bool,
     /// Pipeline: where to write the per-question trace; `None` writes none.
     pub out_dir: Option<PathBuf>,
+    /// Generation: which generator answers.
+    pub generator: GeneratorChoice,
 }
 
 impl AskOptions {
     /// Options with `top_k` passages, a 2-line window, no page override,
-    /// TOC allowed and no trace written.
+    /// TOC allowed, no trace written, and the offline extractive generator.
     pub fn new(top_k: usize) -> AskOptions {
-        AskOptions { top_k, window: 2, pages: None, use_toc: true, out_dir: None }
+        AskOptions {
+            top_k,
+            window: 2,
+            pages: None,
+            use_toc: true,
+            out_dir: None,
+            generator: GeneratorChoice::Extractive,
+        }
     }
 }
 
@@ -116,10 +140,10 @@ pub struct QaRun {
     pub events: Vec<TraceEvent>,
 }
 
-/// Answers `question` about the PDF at `path` with the offline, deterministic
-/// bricks (rule-based question parser, keyword retriever, extractive
-/// generator), verifies the citations, and writes the trace when
-/// `options.out_dir` is set.
+/// Answers `question` about the PDF at `path`: rule-based question parser,
+/// keyword retriever, and the generator `options.generator` names (the
+/// offline extractive one by default); verifies the citations, and writes
+/// the trace when `options.out_dir` is set.
 pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
     let started = Instant::now();
     let document = parse_pdf(path).map_err(PipelineError::Parse)?;
@@ -133,6 +157,18 @@ pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOu
             .map_err(PipelineError::Trace)?;
     }
     Ok(run.output)
+}
+
+fn run_generator<G: Generator>(
+    generator: &G,
+    parsed: &ParsedQuestion,
+    document: &ParsedDocument,
+    retrieval: &docintel_schema::Retrieval,
+    trace: &mut TraceRecorder,
+    implementations: &mut BTreeMap<String, String>,
+) -> Result<docintel_schema::Generation, PipelineError> {
+    implementations.insert("generate".to_owned(), generator.name());
+    generator.generate(parsed, document, &retrieval.passages, trace).map_err(|e| brick_error("generate")(Box::new(e)))
 }
 
 /// Answers `question` about an already parsed document (no trace written).
@@ -197,13 +233,18 @@ pub fn answer_document(
         retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?;
     timings.insert("retrieve".to_owned(), clock.elapsed().as_millis() as u64);
 
-    // Generation brick.
+    // Generation brick: the implementation chosen by the caller.
     let clock = Instant::now();
-    let generator = ExtractiveGenerator::new();
-    implementations.insert("generate".to_owned(), generator.name());
-    let generation = generator
-        .generate(&parsed, document, &retrieval.passages, &mut trace)
-        .map_err(|e| brick_error("generate")(Box::new(e)))?;
+    let generation = match &options.generator {
+        GeneratorChoice::Extractive => {
+            run_generator(&ExtractiveGenerator::new(), &parsed, document, &retrieval, &mut trace, &mut implementations)?
+        }
+        GeneratorChoice::Llm { config, model } => {
+            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let generator = LlmGenerator::new(transport, model.clone());
+            run_generator(&generator, &parsed, document, &retrieval, &mut trace, &mut implementations)?
+        }
+    };
     timings.insert("generate".to_owned(), clock.elapsed().as_millis() as u64);
 
     // Validation: every span inside a passage shown, every quote in its lines.

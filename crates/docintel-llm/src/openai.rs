@@ -1,0 +1,386 @@
+//! The OpenAI-compatible chat-completions transport (OpenAI, Azure OpenAI,
+//! vLLM, llama.cpp `llama-server`, Ollama). The request body is
+//! async-openai's typed `CreateChatCompletionRequest`; it is sent with
+//! reqwest directly (see [`OpenAiTransport`] for why).
+//!
+//! One request is one `POST {base_url}/chat/completions` with
+//! `response_format: json_schema` (strict), the request's temperature and an
+//! output cap. The call is synchronous: the transport owns a current-thread
+//! tokio runtime and blocks on it, so it must not be called from inside
+//! another tokio runtime.
+//!
+//! Failure policy:
+//! - HTTP 429, HTTP 5xx, connection failures and timeouts are retried up to
+//!   `max_retries` times, waiting `backoff_base * 2^attempt` (capped at
+//!   [`MAX_BACKOFF`]) between attempts; then [`LlmError::RetriesExhausted`].
+//! - Any other 4xx fails at once ([`LlmError::Status`]): resending the same
+//!   request cannot fix it.
+//! - `finish_reason: length` is [`LlmError::Truncated`]: a cut reply is not an
+//!   answer.
+//! - A body that is not a chat completion is [`LlmError::InvalidReply`]. A
+//!   reply whose *content* is not valid JSON is returned as is: judging the
+//!   content against the schema is the caller's job (the generator turns it
+//!   into an honest failure answer and keeps the raw response in its trace).
+//!
+//! The API key is never printed: [`ApiKey`]'s `Debug` is redacted, and every
+//! error message and the raw body are scrubbed of the key before they leave
+//! this module.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_openai::types::chat::{
+    ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestUserMessage, CreateChatCompletionRequest, ResponseFormat, ResponseFormatJsonSchema,
+};
+use docintel_schema::{LanguageModel, LlmRequest, LlmResponse, Usage};
+use serde_json::Value;
+
+use crate::LlmError;
+
+/// The longest wait between two attempts, whatever the backoff base.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// An API key. Its `Debug` output is redacted; the text is only read when the
+/// request headers are built.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> ApiKey {
+        ApiKey(key.into())
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey([redacted])")
+    }
+}
+
+/// How to reach an OpenAI-compatible server. Every field is explicit: there
+/// is no default endpoint and nothing is read from the environment here (the
+/// CLI does that).
+#[derive(Debug, Clone)]
+pub struct OpenAiConfig {
+    /// API base including the version path, e.g. `https://api.openai.com/v1`
+    /// or `http://127.0.0.1:8080/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    /// Bearer token; `None` for local servers that need none.
+    pub api_key: Option<ApiKey>,
+    /// Whole-request timeout (connect, send, wait, read).
+    pub timeout: Duration,
+    /// Retries after the first attempt (0 = one attempt only).
+    pub max_retries: u32,
+    /// Wait before the first retry; doubled for each further retry.
+    pub backoff_base: Duration,
+    /// Also send the legacy `max_tokens` next to `max_completion_tokens`, for
+    /// servers that only know the old name. OpenAI reasoning models reject
+    /// `max_tokens`, so leave it off for api.openai.com.
+    pub send_legacy_max_tokens: bool,
+}
+
+/// A [`LanguageModel`] speaking OpenAI chat completions with strict
+/// structured output.
+///
+/// Why reqwest and not async-openai's `Client`: async-openai 0.43's client
+/// wraps every call in its own fixed retry layer (3 retries on 429/5xx/connect,
+/// 100 ms-8 s backoff) that can only be replaced through its `middleware`
+/// feature and a tower stack, so `max_retries` and `backoff_base` could not
+/// mean what they say; it also turns an error status whose body is not an
+/// OpenAI error object into a deserialisation error, losing the status (a
+/// proxy's HTML 429 would not be retried). One POST with reqwest, which
+/// async-openai's client is built on anyway, keeps the status, the verbatim
+/// body and the retry policy in our hands; async-openai still provides the
+/// request types, so the body follows the OpenAI specification.
+pub struct OpenAiTransport {
+    config: OpenAiConfig,
+    http: reqwest::Client,
+    url: String,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl fmt::Debug for OpenAiTransport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiTransport").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl OpenAiTransport {
+    /// Builds the HTTP client (with the configured timeout) and the runtime.
+    pub fn new(config: OpenAiConfig) -> Result<OpenAiTransport, LlmError> {
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout)
+            .build()
+            .map_err(|e| LlmError::Setup { reason: format!("HTTP client: {e}") })?;
+        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| LlmError::Setup { reason: format!("tokio runtime: {e}") })?;
+        Ok(OpenAiTransport { http, url, runtime, config })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    /// The chat-completions body sent for `request`.
+    pub fn chat_request(&self, request: &LlmRequest) -> Result<CreateChatCompletionRequest, LlmError> {
+        let messages = request
+            .messages
+            .iter()
+            .map(|m| match m.role.as_str() {
+                "system" => Ok(ChatCompletionRequestMessage::System(ChatCompletionRequestSystemMessage::from(
+                    m.content.as_str(),
+                ))),
+                "user" => {
+                    Ok(ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage::from(m.content.as_str())))
+                }
+                "assistant" => Ok(ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+                    content: Some(m.content.clone().into()),
+                    ..Default::default()
+                })),
+                other => Err(LlmError::InvalidRequest { reason: format!("unknown message role {other:?}") }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if messages.is_empty() {
+            return Err(LlmError::InvalidRequest { reason: "no messages".to_owned() });
+        }
+        Ok(CreateChatCompletionRequest {
+            model: request.model.clone(),
+            messages,
+            temperature: Some(request.temperature),
+            max_completion_tokens: request.max_output_tokens,
+            // Deprecated by OpenAI, still the only name some servers read.
+            #[allow(deprecated)]
+            max_tokens: if self.config.send_legacy_max_tokens { request.max_output_tokens } else { None },
+            response_format: Some(ResponseFormat::JsonSchema {
+                json_schema: ResponseFormatJsonSchema {
+                    description: None,
+                    name: request.schema_name.clone(),
+                    schema: request.schema.clone(),
+                    strict: Some(true),
+                },
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// The wait before retry number `attempt` (0-based).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.min(16));
+        self.config.backoff_base.saturating_mul(factor).min(MAX_BACKOFF)
+    }
+
+    /// Removes the API key from any text leaving the transport.
+    fn scrub(&self, text: &str) -> String {
+        match &self.config.api_key {
+            Some(ApiKey(key)) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
+            _ => text.to_owned(),
+        }
+    }
+
+    fn scrub_value(&self, value: Value) -> Value {
+        match &self.config.api_key {
+            Some(ApiKey(key)) if !key.is_empty() && value.to_string().contains(key.as_str()) => {
+                serde_json::from_str(&self.scrub(&value.to_string())).unwrap_or(Value::Null)
+            }
+            _ => value,
+        }
+    }
+
+    /// One HTTP attempt: the reply body as JSON, verbatim, or why not.
+    fn attempt(&self, body: &[u8]) -> Result<Value, Attempt> {
+        self.runtime.block_on(async {
+            let mut request =
+                self.http.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_vec());
+            if let Some(ApiKey(key)) = &self.config.api_key {
+                request = request.bearer_auth(key);
+            }
+            let response = request.send().await.map_err(|e| self.transport_error(&e))?;
+            let status = response.status();
+            let bytes = response.bytes().await.map_err(|e| self.transport_error(&e))?;
+            if !status.is_success() {
+                let message = self.scrub(&format!("HTTP {}: {}", status.as_u16(), error_message(&bytes)));
+                return Err(if status.as_u16() == 429 || status.is_server_error() {
+                    Attempt::Retry(message)
+                } else {
+                    Attempt::Fail(LlmError::Status { status: status.as_u16(), message })
+                });
+            }
+            serde_json::from_slice(&bytes).map_err(|e| {
+                Attempt::Fail(LlmError::InvalidReply {
+                    reason: self.scrub(&format!(
+                        "response body is not JSON ({e}): {}",
+                        clip(&String::from_utf8_lossy(&bytes), 200)
+                    )),
+                })
+            })
+        })
+    }
+
+    fn transport_error(&self, error: &reqwest::Error) -> Attempt {
+        if error.is_builder() {
+            return Attempt::Fail(LlmError::InvalidRequest { reason: self.scrub(&error.to_string()) });
+        }
+        let kind = if error.is_timeout() {
+            "timeout"
+        } else if error.is_connect() {
+            "connection failed"
+        } else {
+            "transport error"
+        };
+        // reqwest's Display omits the cause chain; keep it for the operator.
+        let mut text = format!("{kind}: {error}");
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        Attempt::Retry(self.scrub(&text))
+    }
+}
+
+/// The message of an error body: `error.message` of an OpenAI error object,
+/// else the body text, clipped.
+fn error_message(bytes: &[u8]) -> String {
+    let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
+    match parsed.as_ref().and_then(|v| v.pointer("/error/message")).and_then(Value::as_str) {
+        Some(message) => clip(message, 300),
+        None => clip(String::from_utf8_lossy(bytes).trim(), 300),
+    }
+}
+
+/// The outcome of a failed attempt.
+enum Attempt {
+    /// Worth another try (429, 5xx, connection, timeout); the message says why.
+    Retry(String),
+    /// Final.
+    Fail(LlmError),
+}
+
+impl LanguageModel for OpenAiTransport {
+    type Error = LlmError;
+
+    fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let body = serde_json::to_vec(&self.chat_request(request)?)
+            .map_err(|e| LlmError::InvalidRequest { reason: format!("cannot serialise the request: {e}") })?;
+        let mut attempt = 0;
+        let raw = loop {
+            match self.attempt(&body) {
+                Ok(raw) => break raw,
+                Err(Attempt::Fail(error)) => return Err(error),
+                Err(Attempt::Retry(last)) => {
+                    if attempt >= self.config.max_retries {
+                        return Err(LlmError::RetriesExhausted { attempts: attempt + 1, last });
+                    }
+                    std::thread::sleep(self.backoff(attempt));
+                    attempt += 1;
+                }
+            }
+        };
+        response_from_raw(self.scrub_value(raw))
+    }
+}
+
+/// Reads an [`LlmResponse`] out of a chat-completion body, keeping the body
+/// verbatim in `raw`.
+pub fn response_from_raw(raw: Value) -> Result<LlmResponse, LlmError> {
+    let invalid = |reason: &str| LlmError::InvalidReply { reason: reason.to_owned() };
+    let id = raw.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let model = raw.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let choice = raw
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|choices| choices.first())
+        .ok_or_else(|| invalid("reply has no choices"))?;
+    let finish_reason = choice.get("finish_reason").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if finish_reason == "length" {
+        return Err(LlmError::Truncated { id });
+    }
+    let message = choice.get("message").ok_or_else(|| invalid("reply choice has no message"))?;
+    let content = match message.get("content").and_then(Value::as_str) {
+        Some(content) => content.to_owned(),
+        None => {
+            let refusal = message.get("refusal").and_then(Value::as_str);
+            return Err(invalid(&match refusal {
+                Some(refusal) => format!("model refused: {}", clip(refusal, 200)),
+                None => "reply message has no text content".to_owned(),
+            }));
+        }
+    };
+    let usage = raw.get("usage");
+    let count = |path: &[&str]| {
+        let mut node = usage;
+        for key in path {
+            node = node.and_then(|n| n.get(*key));
+        }
+        node.and_then(Value::as_u64).unwrap_or(0)
+    };
+    let usage = Usage {
+        input_tokens: count(&["prompt_tokens"]),
+        output_tokens: count(&["completion_tokens"]),
+        cached_tokens: count(&["prompt_tokens_details", "cached_tokens"]),
+    };
+    Ok(LlmResponse { id, model, content, finish_reason, usage, raw })
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        format!("{}...", text.chars().take(max).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn config(key: Option<&str>) -> OpenAiConfig {
+        OpenAiConfig {
+            base_url: "http://127.0.0.1:9/v1/".into(),
+            api_key: key.map(ApiKey::new),
+            timeout: Duration::from_secs(1),
+            max_retries: 3,
+            backoff_base: Duration::from_millis(100),
+            send_legacy_max_tokens: false,
+        }
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let transport = OpenAiTransport::new(config(Some("sk-secret-123"))).unwrap();
+        let debug = format!("{transport:?}");
+        assert!(!debug.contains("sk-secret-123"), "{debug}");
+        assert!(debug.contains("[redacted]"), "{debug}");
+        assert_eq!(transport.scrub("bad key sk-secret-123"), "bad key [redacted]");
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let transport = OpenAiTransport::new(config(None)).unwrap();
+        assert_eq!(transport.backoff(0), Duration::from_millis(100));
+        assert_eq!(transport.backoff(1), Duration::from_millis(200));
+        assert_eq!(transport.backoff(3), Duration::from_millis(800));
+        assert_eq!(transport.backoff(40), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn usage_and_cached_tokens_are_read_from_the_body() {
+        let raw = json!({
+            "id": "c1", "model": "m", "extra": {"kept": true},
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "{}"}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 32}}
+        });
+        let response = response_from_raw(raw.clone()).unwrap();
+        assert_eq!(response.usage, Usage { input_tokens: 50, output_tokens: 7, cached_tokens: 32 });
+        assert_eq!(response.raw, raw);
+        assert!(matches!(response_from_raw(json!({"id": "x"})), Err(LlmError::InvalidReply { .. })));
+    }
+}

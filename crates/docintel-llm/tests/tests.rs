@@ -1,0 +1,306 @@
+//! Integration tests of the OpenAI-compatible transport against a mock HTTP
+//! server on 127.0.0.1 (a std `TcpListener` thread serving canned replies).
+//! No test touches the real network.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use docintel_llm::{ApiKey, LlmError, OpenAiConfig, OpenAiTransport};
+use docintel_schema::{ChatMessage, LanguageModel, LlmRequest, Usage};
+use serde_json::{Value, json};
+
+/// What the mock server does with one connection.
+enum Canned {
+    /// Answers with this status and JSON body.
+    Reply(u16, String),
+    /// Reads the request and never answers (until the client hangs up).
+    Stall,
+}
+
+/// A request as the server saw it.
+struct Seen {
+    head: String,
+    body: Value,
+}
+
+struct MockServer {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<Vec<Seen>>,
+}
+
+impl MockServer {
+    /// Serves `script` in order, one connection per entry.
+    fn start(script: Vec<Canned>) -> MockServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for canned in script {
+                let stream = loop {
+                    match listener.accept() {
+                        Ok((stream, _)) => break Some(stream),
+                        Err(_) if flag.load(Ordering::SeqCst) => break None,
+                        Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                    }
+                };
+                let Some(mut stream) = stream else { break };
+                stream.set_nonblocking(false).unwrap();
+                stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                seen.push(read_request(&mut stream));
+                match canned {
+                    Canned::Reply(status, body) => {
+                        let reply = format!(
+                            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        stream.write_all(reply.as_bytes()).unwrap();
+                    }
+                    Canned::Stall => {
+                        // Wait for the client to give up and close.
+                        let mut buf = [0u8; 64];
+                        let _ = stream.read(&mut buf);
+                    }
+                }
+            }
+            seen
+        });
+        MockServer { addr, stop, handle }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Stops the server and returns the requests it received.
+    fn finish(self) -> Vec<Seen> {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().unwrap()
+    }
+}
+
+fn read_request(stream: &mut TcpStream) -> Seen {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    let header_end = loop {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "client closed before sending a request");
+        data.extend_from_slice(&buf[..n]);
+        if let Some(pos) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break pos + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&data[..header_end]).to_string();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+        .unwrap_or(0);
+    while data.len() < header_end + length {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0);
+        data.extend_from_slice(&buf[..n]);
+    }
+    Seen { head, body: serde_json::from_slice(&data[header_end..header_end + length]).unwrap() }
+}
+
+fn completion(content: &str, finish_reason: &str) -> String {
+    json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "tiny-model",
+        "system_fingerprint": "b1234",
+        "choices": [{"index": 0, "finish_reason": finish_reason,
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 15, "total_tokens": 135,
+                  "prompt_tokens_details": {"cached_tokens": 64}},
+        "timings": {"predicted_ms": 12.5}
+    })
+    .to_string()
+}
+
+fn error_body(message: &str) -> String {
+    json!({"error": {"message": message, "type": "server_error", "param": null, "code": null}}).to_string()
+}
+
+fn transport(base_url: String, key: Option<&str>, max_retries: u32, timeout_ms: u64) -> OpenAiTransport {
+    OpenAiTransport::new(OpenAiConfig {
+        base_url,
+        api_key: key.map(ApiKey::new),
+        timeout: Duration::from_millis(timeout_ms),
+        max_retries,
+        backoff_base: Duration::from_millis(20),
+        send_legacy_max_tokens: true,
+    })
+    .unwrap()
+}
+
+fn request() -> LlmRequest {
+    LlmRequest {
+        model: "tiny-model".into(),
+        messages: vec![
+            ChatMessage { role: "system".into(), content: "Answer from the passages.".into() },
+            ChatMessage { role: "user".into(), content: "What is the total?".into() },
+        ],
+        schema_name: "single_amount".into(),
+        schema: json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}),
+        temperature: 0.0,
+        max_output_tokens: Some(512),
+    }
+}
+
+#[test]
+fn a_good_reply_is_returned_with_the_raw_body_verbatim() {
+    let body = completion(r#"{"items":[]}"#, "stop");
+    let server = MockServer::start(vec![Canned::Reply(200, body.clone())]);
+    let response = transport(server.base_url(), Some("sk-test-key"), 0, 5_000).complete(&request()).unwrap();
+    let seen = server.finish();
+
+    assert_eq!(response.id, "chatcmpl-1");
+    assert_eq!(response.model, "tiny-model");
+    assert_eq!(response.content, r#"{"items":[]}"#);
+    assert_eq!(response.finish_reason, "stop");
+    assert_eq!(response.usage, Usage { input_tokens: 120, output_tokens: 15, cached_tokens: 64 });
+    assert_eq!(
+        response.raw,
+        serde_json::from_str::<Value>(&body).unwrap(),
+        "raw must be the body, server extras included"
+    );
+
+    assert_eq!(seen.len(), 1);
+    let (head, sent) = (&seen[0].head, &seen[0].body);
+    assert!(head.starts_with("POST /v1/chat/completions "), "{head}");
+    assert!(head.to_ascii_lowercase().contains("authorization: bearer sk-test-key"), "{head}");
+    assert_eq!(sent["model"], "tiny-model");
+    assert_eq!(sent["temperature"], 0.0);
+    assert_eq!(sent["max_completion_tokens"], 512);
+    assert_eq!(sent["max_tokens"], 512);
+    assert_eq!(sent["messages"][0], json!({"role": "system", "content": "Answer from the passages."}));
+    assert_eq!(sent["messages"][1], json!({"role": "user", "content": "What is the total?"}));
+    let format = &sent["response_format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["json_schema"]["name"], "single_amount");
+    assert_eq!(format["json_schema"]["strict"], true);
+    assert_eq!(format["json_schema"]["schema"], request().schema);
+}
+
+#[test]
+fn a_429_is_retried_and_the_next_200_answers() {
+    let server = MockServer::start(vec![
+        Canned::Reply(429, error_body("slow down")),
+        Canned::Reply(200, completion(r#"{"items":[]}"#, "stop")),
+    ]);
+    let response = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap();
+    assert_eq!(response.id, "chatcmpl-1");
+    assert_eq!(server.finish().len(), 2);
+}
+
+#[test]
+fn repeated_500s_give_up_after_max_retries() {
+    let server = MockServer::start(vec![
+        Canned::Reply(500, error_body("boom")),
+        Canned::Reply(502, error_body("boom")),
+        Canned::Reply(503, error_body("still down")),
+        Canned::Reply(200, completion("{}", "stop")),
+    ]);
+    let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
+    assert_eq!(server.finish().len(), 3, "one attempt plus two retries, the 200 never reached");
+    match &error {
+        LlmError::RetriesExhausted { attempts, last } => {
+            assert_eq!(*attempts, 3);
+            assert!(last.contains("503") && last.contains("still down"), "{last}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(error.to_string().contains("after 3 attempts"), "{error}");
+}
+
+#[test]
+fn a_400_fails_at_once_and_the_key_never_leaks() {
+    let key = "sk-very-secret-42";
+    let server = MockServer::start(vec![
+        Canned::Reply(400, error_body(&format!("schema rejected for key {key}"))),
+        Canned::Reply(200, completion("{}", "stop")),
+    ]);
+    let transport = transport(server.base_url(), Some(key), 3, 5_000);
+    let error = transport.complete(&request()).unwrap_err();
+    assert_eq!(server.finish().len(), 1, "a 400 is not retried");
+    assert!(matches!(error, LlmError::Status { status: 400, .. }), "{error:?}");
+    for text in [error.to_string(), format!("{error:?}"), format!("{transport:?}")] {
+        assert!(!text.contains(key), "{text}");
+    }
+    assert!(error.to_string().contains("schema rejected"), "{error}");
+}
+
+#[test]
+fn a_reply_cut_at_the_token_limit_is_an_error() {
+    let server = MockServer::start(vec![Canned::Reply(200, completion(r#"{"items":[{"val"#, "length"))]);
+    let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
+    assert_eq!(server.finish().len(), 1, "a cut reply is not retried");
+    assert!(matches!(&error, LlmError::Truncated { id } if id == "chatcmpl-1"), "{error:?}");
+}
+
+#[test]
+fn invalid_json_content_is_returned_verbatim_for_the_caller_to_judge() {
+    let server = MockServer::start(vec![Canned::Reply(200, completion("Sure! The total is $4.11", "stop"))]);
+    let response = transport(server.base_url(), None, 0, 5_000).complete(&request()).unwrap();
+    server.finish();
+    assert_eq!(response.content, "Sure! The total is $4.11");
+    assert!(serde_json::from_str::<Value>(&response.content).is_err());
+    assert_eq!(response.raw["choices"][0]["message"]["content"], "Sure! The total is $4.11");
+}
+
+#[test]
+fn a_body_that_is_not_json_is_an_invalid_reply() {
+    let server = MockServer::start(vec![Canned::Reply(200, "<html>gateway</html>".into())]);
+    let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
+    assert_eq!(server.finish().len(), 1);
+    assert!(matches!(error, LlmError::InvalidReply { .. }), "{error:?}");
+}
+
+#[test]
+fn a_timeout_is_retried_then_reported() {
+    let server = MockServer::start(vec![Canned::Stall, Canned::Stall]);
+    let started = Instant::now();
+    let error = transport(server.base_url(), None, 1, 300).complete(&request()).unwrap_err();
+    let elapsed = started.elapsed();
+    assert_eq!(server.finish().len(), 2, "the timed-out attempt was retried once");
+    match &error {
+        LlmError::RetriesExhausted { attempts: 2, last } => assert!(last.contains("timeout"), "{last}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+}
+
+#[test]
+fn a_timeout_then_a_good_reply_answers() {
+    let server = MockServer::start(vec![Canned::Stall, Canned::Reply(200, completion(r#"{"items":[]}"#, "stop"))]);
+    let response = transport(server.base_url(), None, 1, 300).complete(&request()).unwrap();
+    assert_eq!(response.finish_reason, "stop");
+    assert_eq!(server.finish().len(), 2);
+}
+
+#[test]
+fn connection_refused_is_retried_then_reported() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let error = transport(format!("http://127.0.0.1:{port}/v1"), None, 1, 1_000).complete(&request()).unwrap_err();
+    match &error {
+        LlmError::RetriesExhausted { attempts: 2, last } => assert!(last.contains("connection"), "{last}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_unknown_role_is_refused_before_any_call() {
+    let mut bad = request();
+    bad.messages[0].role = "narrator".into();
+    let error = transport("http://127.0.0.1:9/v1".into(), None, 0, 1_000).complete(&bad).unwrap_err();
+    assert!(matches!(error, LlmError::InvalidRequest { .. }), "{error:?}");
+}
