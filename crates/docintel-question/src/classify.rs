@@ -5,6 +5,7 @@ use docintel_schema::AnswerShape;
 use regex::Regex;
 
 use crate::lexicon::{Token, is_stop, strip_clitic, tokenize};
+use crate::satellites::TypeCue;
 
 #[rustfmt::skip]
 const AMOUNT_NOUNS: &[&str] = &[
@@ -40,9 +41,6 @@ pub(crate) struct ClassifyRules {
     strong_date: Regex,
     strong_amount: Regex,
     count: Regex,
-    email: Regex,
-    iban: Regex,
-    address: Regex,
     listing_start: Regex,
     listing_any: Regex,
     aggregate: Regex,
@@ -79,9 +77,6 @@ impl ClassifyRules {
             count: compile(
                 r"(?i)\b(?:how\s+many|number\s+of\s+\p{L}+s\b|combien\s+(?:de|d')|cu[aá]nt[oa]s|wie\s+viele|сколько)",
             ),
-            email: compile(r"(?i)\b(?:e-?mail|courriel|correo(?:\s+electr[oó]nico)?|почт\p{L}*)\b"),
-            iban: compile(r"(?i)\biban\b"),
-            address: compile(r"(?i)\b(?:address|adresse|direcci[oó]n|anschrift|адрес\p{L}*)\b"),
             listing_start: compile(
                 r"(?i)^[¿¡]?\s*(?:list|enumerate|name\s+(?:all|the|every|each)|what\s+are|what\s+were|which\s+are|which\s+were|quels\s+sont|quelles\s+sont|liste[rz]?|[ée]num[ée]r\p{L}*|cu[aá]les\s+son|enumer[ae]|lista|welche\s+\p{L}+\s+sind|welche\s+sind|nenne\s+alle|перечисли\p{L}*|какие)\b|(?i)^which\s+\p{L}+(?:\s+\p{L}+)?\s+(?:are|were)\b",
             ),
@@ -129,17 +124,16 @@ impl ClassifyRules {
         language == Some("ru") && self.russian_li.is_match(core)
     }
 
-    /// The answer type from the wording: `boolean`, `email`, `iban`,
-    /// `amount`, `date`, `number`, `address` or `text`.
-    pub(crate) fn answer_type(&self, text: &str, language: Option<&str>) -> &'static str {
+    /// The answer type from the wording: `boolean`; else the first answer
+    /// type of the satellite table whose question cue matches (`email`,
+    /// `iban`, `address` in the built-in table); else `amount`, `date`,
+    /// `number` or `text` by the built-in rules.
+    pub(crate) fn answer_type<'a>(&self, text: &str, language: Option<&str>, cues: &'a [TypeCue]) -> &'a str {
         if self.is_boolean(text, language) {
             return "boolean";
         }
-        if self.email.is_match(text) {
-            return "email";
-        }
-        if self.iban.is_match(text) {
-            return "iban";
+        if let Some(cue) = cues.iter().find(|cue| cue.regex.is_match(text)) {
+            return &cue.name;
         }
         let strong = [
             (self.strong_amount.find(text), "amount"),
@@ -157,9 +151,6 @@ impl ClassifyRules {
         let tokens = tokenize(text);
         if let Some(kind) = noun_phrase_type(&tokens, text, language) {
             return kind;
-        }
-        if self.address.is_match(text) {
-            return "address";
         }
         "text"
     }
@@ -244,7 +235,8 @@ mod tests {
     fn check(question: &str, expect: (AnswerShape, &str)) {
         let rules = &*RULES;
         let language = detect_language(question, &tokenize(question));
-        let answer_type = rules.answer_type(question, language);
+        let satellites = crate::satellites::Satellites::builtin();
+        let answer_type = rules.answer_type(question, language, satellites.cues());
         let shape = rules.answer_shape(question, answer_type);
         assert_eq!((shape, answer_type), expect, "{question}");
     }

@@ -19,6 +19,8 @@ struct Entry {
     /// Normalised keyword text.
     keyword: String,
     weight: f32,
+    /// 1-based line number in the source file (for foreign-key errors).
+    row: usize,
 }
 
 /// A dictionary row that does not load: names the file, row and column.
@@ -107,7 +109,7 @@ impl ExpertDictionary {
             if entries.iter().any(|e: &Entry| e.concept == concept && e.keyword == keyword) {
                 return Err(error(row, "keyword", format!("{keyword:?} is listed twice for {concept}")));
             }
-            entries.push(Entry { concept: concept.to_owned(), language: language.to_owned(), keyword, weight });
+            entries.push(Entry { concept: concept.to_owned(), language: language.to_owned(), keyword, weight, row });
         }
         if !header_seen {
             return Err(error(1, "header", "no header row".to_owned()));
@@ -156,6 +158,24 @@ impl ExpertDictionary {
             }
         }
         Expansion { concepts: triggered.into_iter().map(|(_, c)| c.to_owned()).collect(), keywords }
+    }
+
+    /// Every row's concept with its 1-based line number, in file order (for
+    /// the foreign-key check against the concepts table).
+    pub(crate) fn concept_rows(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.entries.iter().map(|e| (e.row, e.concept.as_str()))
+    }
+
+    /// The concepts with a keyword equal to `text` (folded), in file order.
+    pub(crate) fn concepts_named(&self, text: &str) -> Vec<&str> {
+        let folded = normalize(text);
+        let mut concepts: Vec<&str> = Vec::new();
+        for entry in self.entries.iter().filter(|e| e.keyword == folded) {
+            if !concepts.contains(&entry.concept.as_str()) {
+                concepts.push(&entry.concept);
+            }
+        }
+        concepts
     }
 
     /// Languages present in the dictionary (for documentation and checks).

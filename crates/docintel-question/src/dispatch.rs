@@ -1,9 +1,7 @@
 //! The dispatcher: which pipeline steps run, decided in code from the parsed
 //! question and the document profile, with a note for every downgrade.
 
-use docintel_schema::{
-    AnswerShape, ChunkStrategy, DecompositionPattern, DocumentFormat, DocumentProfile, ExecutionPlan, ParsedQuestion,
-};
+use docintel_schema::{DecompositionPattern, DocumentFormat, DocumentProfile, ExecutionPlan, ParsedQuestion};
 
 /// The plan before any downgrade: TOC navigation and keyword retrieval on,
 /// embeddings and cross-references off (not built yet), one iteration
@@ -44,24 +42,21 @@ pub fn decide_activations(parsed: &ParsedQuestion, profile: &DocumentProfile) ->
     if pageless || profile.n_pages.is_none() {
         plan.extract_page_numbers = false;
         notes.push(format!("{} document without fixed pages: page numbers off", format_name(profile.format)));
-        if !parsed.structural_hints.pages_hint.is_empty() {
-            notes.push("pages named in the question cannot be used: the document has no pages".to_owned());
+        let pages = &parsed.structural_hints.pages_hint;
+        if !pages.is_empty() {
+            let named: Vec<String> = pages.iter().map(u32::to_string).collect();
+            notes.push(format!(
+                "the question names page {} but a {} document has no fixed pages (they depend on the renderer): \
+                 treated as an approximate location, not as a page filter",
+                named.join(", "),
+                format_name(profile.format)
+            ));
         }
     }
     if profile.is_scanned {
         notes.push("scanned document: extracted text may be noisy, exact keyword matches may miss".to_owned());
     }
     (plan, notes)
-}
-
-/// Chunk strategy from the answer shape: one value → sequential (top-1 first,
-/// stop when sufficient); a listing, table or summary → combined (all
-/// candidates at once).
-pub(crate) fn chunk_strategy(shape: AnswerShape, needs_summary: bool) -> ChunkStrategy {
-    match shape {
-        AnswerShape::Single if !needs_summary => ChunkStrategy::Sequential,
-        _ => ChunkStrategy::Combined,
-    }
 }
 
 fn format_name(format: DocumentFormat) -> &'static str {
@@ -128,7 +123,8 @@ mod tests {
                 &[
                     "no table of contents: TOC navigation off",
                     "docx document without fixed pages: page numbers off",
-                    "pages named in the question cannot be used: the document has no pages",
+                    "the question names page 3 but a docx document has no fixed pages (they depend on the renderer): \
+                     treated as an approximate location, not as a page filter",
                 ],
             ),
         );
@@ -142,13 +138,5 @@ mod tests {
         assert_eq!(plan, default_plan());
         assert_eq!(notes.len(), 1);
         assert!(notes[0].starts_with("scanned document"));
-    }
-
-    #[test]
-    fn chunk_strategies() {
-        assert_eq!(chunk_strategy(AnswerShape::Single, false), ChunkStrategy::Sequential);
-        assert_eq!(chunk_strategy(AnswerShape::Single, true), ChunkStrategy::Combined);
-        assert_eq!(chunk_strategy(AnswerShape::Listing, false), ChunkStrategy::Combined);
-        assert_eq!(chunk_strategy(AnswerShape::Table, false), ChunkStrategy::Combined);
     }
 }

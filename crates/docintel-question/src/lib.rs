@@ -27,6 +27,15 @@
 //! - **activations** decided by [`decide_activations`] from the question and
 //!   the document profile, every downgrade explained in `parsing_notes`.
 //!
+//! Around the parser: [`Satellites`] (the six data tables of `data/`, loaded
+//! once, foreign keys checked, overridable per project with
+//! [`Satellites::from_dir`]); the [`cascade`]s that fill `answer_context`,
+//! `chunk_strategy` and `suggested_model` (concept > shape/type > project,
+//! the deciding level noted); a clarification for a bare generic term
+//! ("What's the limit?"); [`persist`] (the record on disk, keyed by the
+//! document profile); [`follow_up`] rewrites for retrieval
+//! ([`RuleParser::parse_with_history`]).
+//!
 //! ```
 //! use docintel_question::RuleParser;
 //! use docintel_schema::{AnswerShape, DocumentFormat, DocumentProfile, QuestionParser};
@@ -50,25 +59,37 @@
 #![warn(missing_docs)]
 
 mod anchors;
+pub mod cascade;
 mod classify;
 mod constraints;
 mod decompose;
 mod dictionary;
 mod dispatch;
+pub mod follow_up;
 mod hints;
 mod lexicon;
+pub mod persist;
+pub mod satellites;
+mod table;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 
 use docintel_schema::{
-    AnswerContext, Decomposition, DecompositionPattern, Distinction, DocumentProfile, GenerationBrief, Keyword,
-    KeywordSource, ParsedQuestion, QuestionParser, RetrievalQuery, ScopeFilters, StructuralHints,
+    AnswerContext, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, DocumentProfile, GenerationBrief,
+    Keyword, KeywordSource, ParsedQuestion, QuestionParser, RetrievalQuery, ScopeFilters, StructuralHints,
 };
 
+pub use cascade::{
+    CascadeLevel, ProjectDefaults, Resolved, resolve_answer_context, resolve_chunk_strategy, resolve_model,
+};
 pub use dictionary::{DictionaryError, ExpertDictionary};
 pub use dispatch::{decide_activations, default_plan};
+pub use follow_up::{is_follow_up, rewrite_follow_up};
+pub use persist::{PersistError, load_parsed_question, parsed_question_path, profile_hash, save_parsed_question};
+pub use satellites::{SatelliteError, Satellites};
+pub use table::TableError;
 
 use crate::anchors::AnchorRules;
 use crate::classify::ClassifyRules;
@@ -80,9 +101,16 @@ use crate::lexicon::{collapse_whitespace, detect_language, is_stop, masked, stri
 /// Name and version of this parser, recorded in `ParsedQuestion::parser`.
 pub const PARSER_NAME: &str = "rules/0.1";
 
-/// The model suggested to generation. A placeholder until the models table
-/// exists.
+/// The project fallback model, used when neither the matched concept nor the
+/// answer type names one (see [`ProjectDefaults`]).
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
+
+/// Weight of an answer type's confirmation regex added as a keyword.
+pub const TYPE_PATTERN_WEIGHT: f32 = 0.8;
+
+/// `ambiguity_reason` of a question naming only a generic term that several
+/// concepts answer to ("What's the limit?").
+pub const AMBIGUOUS_TERM: &str = "single_term_with_multiple_referents";
 
 /// Longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 2000;
@@ -127,7 +155,8 @@ pub struct RuleParser {
     constraints: ConstraintRules,
     decompose: DecomposeRules,
     hints: HintRules,
-    dictionary: ExpertDictionary,
+    satellites: Satellites,
+    defaults: ProjectDefaults,
 }
 
 impl Default for RuleParser {
@@ -157,14 +186,77 @@ impl RuleParser {
             constraints: ConstraintRules::new(),
             decompose: DecomposeRules::new(),
             hints: HintRules::new(),
-            dictionary: ExpertDictionary::builtin(),
+            satellites: Satellites::builtin(),
+            defaults: ProjectDefaults::default(),
         }
     }
 
     /// The same parser with another expert dictionary (a project's own file).
+    /// Its concepts are not checked against the concepts table: prefer
+    /// [`RuleParser::with_satellites`], which checks every foreign key.
     pub fn with_dictionary(mut self, dictionary: ExpertDictionary) -> RuleParser {
-        self.dictionary = dictionary;
+        self.satellites.set_dictionary(dictionary);
         self
+    }
+
+    /// The same parser with other satellite tables (e.g.
+    /// [`Satellites::from_dir`] on a project's directory).
+    pub fn with_satellites(mut self, satellites: Satellites) -> RuleParser {
+        self.satellites = satellites;
+        self
+    }
+
+    /// The same parser with other project fallbacks for the cascades.
+    pub fn with_defaults(mut self, defaults: ProjectDefaults) -> RuleParser {
+        self.defaults = defaults;
+        self
+    }
+
+    /// The satellite tables in use.
+    pub fn satellites(&self) -> &Satellites {
+        &self.satellites
+    }
+
+    /// The project fallbacks in use.
+    pub fn defaults(&self) -> &ProjectDefaults {
+        &self.defaults
+    }
+
+    /// Parses `question` asked after `previous_turns` (oldest first). When
+    /// it leans on an earlier turn ([`is_follow_up`]) and
+    /// [`rewrite_follow_up`] can make it self-contained, the rewrite goes to
+    /// `retrieval.rewrites` and its keywords, anchors and concept replace
+    /// the question's; the generation brief keeps the user's words.
+    /// Otherwise the record is the plain parse (plus a note when a turn was
+    /// there but nothing could be resolved).
+    pub fn parse_with_history(
+        &self,
+        question: &str,
+        previous_turns: &[String],
+        profile: &DocumentProfile,
+    ) -> Result<ParsedQuestion, QuestionError> {
+        let mut parsed = self.parse_question(question, profile)?;
+        if previous_turns.is_empty() || !is_follow_up(&parsed.corrected_question) {
+            return Ok(parsed);
+        }
+        let Some(rewrite) = rewrite_follow_up(&parsed.corrected_question, previous_turns) else {
+            parsed.parsing_notes.push(
+                "follow-up: a referring expression but no earlier noun phrase to resolve it; original wording kept"
+                    .to_owned(),
+            );
+            return Ok(parsed);
+        };
+        let resolved = self.parse_question(&rewrite, profile)?;
+        parsed.keywords = resolved.keywords;
+        parsed.matched_concept = resolved.matched_concept;
+        parsed.retrieval.anchor_keywords = resolved.retrieval.anchor_keywords;
+        if resolved.suggested_clarification.is_none() {
+            parsed.suggested_clarification = None;
+            parsed.ambiguity_reason = None;
+        }
+        parsed.parsing_notes.push(format!("follow-up rewritten for retrieval only: '{rewrite}'"));
+        parsed.retrieval.rewrites.push(rewrite);
+        Ok(parsed)
     }
 
     fn parse_question(&self, question: &str, profile: &DocumentProfile) -> Result<ParsedQuestion, QuestionError> {
@@ -273,10 +365,11 @@ impl RuleParser {
         // question without format phrases or distractors.
         let mut dictionary_spans = format_spans.clone();
         dictionary_spans.extend(distractors.iter().map(|d| d.span.clone()));
-        let expansion = self.dictionary.expand(&remove_spans(&corrected, &dictionary_spans), &keywords);
+        let expansion = self.satellites.dictionary().expand(&remove_spans(&corrected, &dictionary_spans), &keywords);
         if !expansion.concepts.is_empty() {
             notes.push(format!(
-                "expert dictionary: concept(s) {} added {} keyword(s)",
+                "expert dictionary (question in {}): concept(s) {} added {} keyword(s)",
+                language.unwrap_or("an undetected language"),
                 expansion.concepts.join(", "),
                 expansion.keywords.len()
             ));
@@ -286,6 +379,8 @@ impl RuleParser {
         keywords.extend(expansion.keywords);
         let anchor_keywords: Vec<String> =
             keywords.iter().filter(|k| k.source == KeywordSource::Anchor).map(|k| k.text.clone()).collect();
+        let direct_words: Vec<String> =
+            keywords.iter().filter(|k| k.source == KeywordSource::Direct).map(|k| k.text.clone()).collect();
 
         // Decomposition (of the question without format phrases), then type
         // and shape on the question without format phrases and distractors
@@ -295,24 +390,67 @@ impl RuleParser {
         let mut focus_spans = format_spans.clone();
         focus_spans.extend(distractors.iter().map(|d| d.span.clone()));
         let focus = remove_spans(&corrected, &focus_spans);
-        let answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
+        let mut answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
+        if self.satellites.answer_type(&answer_type).is_none() {
+            notes.push(format!("answer type '{answer_type}' is not in the answer types table: text instead"));
+            answer_type = "text".to_owned();
+        }
         let answer_shape = self.classify.answer_shape(&focus, &answer_type);
+        // The type's confirmation regex joins the search when the expert
+        // dictionary recognised the concept: a premium is looked for as a
+        // money amount near the word, not as the word alone.
+        if let (Some(concept), Some(pattern)) = (
+            matched_concept.as_deref(),
+            self.satellites.answer_type(&answer_type).and_then(|t| t.retrieval_patterns.as_deref()),
+        ) {
+            keywords.push(Keyword {
+                text: pattern.to_owned(),
+                weight: TYPE_PATTERN_WEIGHT,
+                source: KeywordSource::ExpertDictionary,
+                is_regex: true,
+                semantic_group: Some(concept.to_owned()),
+            });
+            notes.push(format!("{answer_type} confirmation regex added as a keyword for concept {concept}"));
+        }
 
         // Structural hints.
         let needs_summary = self.classify.needs_summary(&corrected);
-        let answer_context = if section.as_ref().is_some_and(|s| s.by_topic) {
-            AnswerContext::Section
+        // The wording decides the context when it says something; otherwise
+        // the cascade (concept > shape > project).
+        let worded_context = if section.as_ref().is_some_and(|s| s.by_topic) {
+            Some(AnswerContext::Section)
         } else if !pages.is_empty() && (needs_summary || self.classify.asks_page_content(&corrected)) {
-            AnswerContext::Page
+            Some(AnswerContext::Page)
         } else if needs_summary && section.is_some() {
-            AnswerContext::Section
+            Some(AnswerContext::Section)
         } else if needs_summary {
-            AnswerContext::Document
+            Some(AnswerContext::Document)
         } else if answer_type == "text" && self.classify.asks_explanation(&corrected) {
-            AnswerContext::Paragraph
+            Some(AnswerContext::Paragraph)
         } else {
-            AnswerContext::Line
+            None
         };
+        let concept = matched_concept.as_deref();
+        let context = match worded_context {
+            Some(value) => Resolved { value, level: CascadeLevel::Question },
+            None => resolve_answer_context(&self.satellites, answer_shape, concept, &self.defaults),
+        };
+        let answer_context = context.value;
+        let chunk = if needs_summary {
+            Resolved { value: ChunkStrategy::Combined, level: CascadeLevel::Question }
+        } else {
+            resolve_chunk_strategy(&self.satellites, answer_shape, concept, &self.defaults)
+        };
+        let model = resolve_model(&self.satellites, &answer_type, concept, &self.defaults);
+        notes.push(format!(
+            "defaults: answer_context={} ({}), chunk_strategy={} ({}), model={} ({})",
+            context_name(context.value),
+            context.level,
+            chunk_name(chunk.value),
+            chunk.level,
+            model.value,
+            model.level
+        ));
         let mut triggers: Vec<String> = page_hints.phrases.iter().map(|(_, phrase)| phrase.clone()).collect();
         triggers.extend(section.iter().map(|s| s.phrase.clone()));
         triggers.extend(layout.iter().map(|(_, phrase)| phrase.clone()));
@@ -332,9 +470,22 @@ impl RuleParser {
             .map(|d| Distinction { wanted: d.wanted.clone(), not_this: d.not_this.clone() })
             .collect();
 
-        // A question with nothing to look for.
-        let direct_count = keywords.iter().filter(|k| k.source == KeywordSource::Direct).count();
-        let (ambiguity_reason, suggested_clarification) = if direct_count == 0
+        // A question with nothing to look for, or naming only a generic term
+        // several concepts answer to.
+        let referents =
+            self.bare_term_referents(&direct_words, &anchor_keywords, matched_concept.as_deref(), &distractors);
+        let (ambiguity_reason, suggested_clarification) = if let Some((term, referents)) = referents {
+            notes.push(format!(
+                "ambiguous: '{term}' may mean {} ({}); clarification suggested before running the pipeline",
+                referents.len(),
+                referents.join(", ")
+            ));
+            let labels: Vec<String> = referents.iter().map(|r| r.replace('_', " ")).collect();
+            (
+                Some(AMBIGUOUS_TERM.to_owned()),
+                Some(format!("'{term}' can mean different things here: {}. Which one do you want?", or_list(&labels))),
+            )
+        } else if direct_words.is_empty()
             && anchor_keywords.is_empty()
             && pages.is_empty()
             && section.is_none()
@@ -349,7 +500,7 @@ impl RuleParser {
         };
 
         let scope = ScopeFilters { period, ..ScopeFilters::default() };
-        let chunk_strategy = dispatch::chunk_strategy(answer_shape, needs_summary);
+        let chunk_strategy = chunk.value;
         let mut parsed = ParsedQuestion {
             original_question: question.to_owned(),
             corrected_question: corrected.clone(),
@@ -362,7 +513,7 @@ impl RuleParser {
             scope_filters: scope.clone(),
             structural_hints,
             chunk_strategy,
-            suggested_model: DEFAULT_MODEL.to_owned(),
+            suggested_model: model.value,
             disambiguation: disambiguation.clone(),
             distractors: distractors.iter().map(|d| d.not_this.clone()).collect(),
             activations: default_plan(),
@@ -395,6 +546,34 @@ impl RuleParser {
         Ok(parsed)
     }
 
+    /// The generic term the question names and nothing else, with the
+    /// concepts it may refer to, when there are two or more of them and no
+    /// concept, anchor or qualifier narrows it ("What's the limit?", but not
+    /// "What's the aggregate limit?"). Concepts named as distractors ("not
+    /// the deductible") are not counted.
+    fn bare_term_referents(
+        &self,
+        direct_words: &[String],
+        anchors: &[String],
+        matched_concept: Option<&str>,
+        distractors: &[DistractorHit],
+    ) -> Option<(String, Vec<String>)> {
+        let [term] = direct_words else { return None };
+        if matched_concept.is_some() || !anchors.is_empty() {
+            return None;
+        }
+        let excluded: Vec<&str> =
+            distractors.iter().flat_map(|d| self.satellites.dictionary().concepts_named(&d.not_this)).collect();
+        let referents: Vec<String> = self
+            .satellites
+            .referents(term)
+            .into_iter()
+            .filter(|c| !excluded.contains(&c.name.as_str()))
+            .map(|c| c.name.clone())
+            .collect();
+        (referents.len() >= 2).then(|| (term.clone(), referents))
+    }
+
     /// The answer type of the question, or of its first sub-question when it
     /// splits into independent ones (with a note when the parts differ).
     fn answer_type(
@@ -405,10 +584,11 @@ impl RuleParser {
         notes: &mut Vec<String>,
     ) -> String {
         if decomposition.pattern != DecompositionPattern::Independent || decomposition.sub_questions.is_empty() {
-            return self.classify.answer_type(focus, language).to_owned();
+            return self.classify.answer_type(focus, language, self.satellites.cues()).to_owned();
         }
+        let cues = self.satellites.cues();
         let types: Vec<&str> =
-            decomposition.sub_questions.iter().map(|q| self.classify.answer_type(q, language)).collect();
+            decomposition.sub_questions.iter().map(|q| self.classify.answer_type(q, language, cues)).collect();
         if types.iter().any(|t| *t != types[0]) {
             notes.push(format!(
                 "sub-questions expect different answer types ({}): answer_type is the first one's",
@@ -416,6 +596,33 @@ impl RuleParser {
             ));
         }
         types[0].to_owned()
+    }
+}
+
+/// "a, b or c".
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn context_name(context: AnswerContext) -> &'static str {
+    match context {
+        AnswerContext::Line => "line",
+        AnswerContext::Paragraph => "paragraph",
+        AnswerContext::Page => "page",
+        AnswerContext::Section => "section",
+        AnswerContext::Chapter => "chapter",
+        AnswerContext::Document => "document",
+    }
+}
+
+fn chunk_name(strategy: ChunkStrategy) -> &'static str {
+    match strategy {
+        ChunkStrategy::Combined => "combined",
+        ChunkStrategy::Sequential => "sequential",
     }
 }
 

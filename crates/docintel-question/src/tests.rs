@@ -338,7 +338,9 @@ fn whitespace_and_errors() {
     assert!(matches!(parser.parse(&long, &pdf_profile()), Err(QuestionError::TooLong { .. })));
     assert_eq!(parser.name(), "rules/0.1");
     assert_eq!(parsed.parser, "rules/0.1");
-    assert_eq!(parsed.suggested_model, DEFAULT_MODEL);
+    // An amount: the answer type's model, not the project fallback.
+    assert_eq!(parsed.suggested_model, "gpt-4.1-nano");
+    assert_eq!(parse("Why was the claim rejected?").suggested_model, DEFAULT_MODEL);
 }
 
 #[test]
@@ -427,4 +429,214 @@ fn expert_dictionary_expands_concepts_and_records_them() {
     // Format phrases never trigger a concept: "in EUR" is not a keyword source.
     let parsed = parse("What is the premium in EUR?");
     assert!(parsed.keywords.iter().all(|k| k.text != "eur"));
+}
+
+/// What a worked example of the broker corpus expects; each closure checks
+/// one column family of the record.
+struct Worked {
+    question: &'static str,
+    profile: fn() -> DocumentProfile,
+    checks: fn(&ParsedQuestion),
+}
+
+#[test]
+fn broker_corpus_worked_examples() {
+    let cases = [
+        // 1. Point lookup with expert keywords: French, dictionary expansion,
+        //    the amount confirmation regex as a keyword.
+        Worked {
+            question: "Quel est le montant de la prime annuelle ?",
+            profile: pdf_profile,
+            checks: |p| {
+                assert_eq!((p.answer_shape, p.answer_type.as_str()), (AnswerShape::Single, "amount"));
+                assert_eq!(p.language.as_deref(), Some("fr"));
+                assert_eq!(words(p), ["montant", "prime", "annuelle"]);
+                let expanded: Vec<&str> = p
+                    .keywords
+                    .iter()
+                    .filter(|k| k.source == KeywordSource::ExpertDictionary && !k.is_regex)
+                    .map(|k| k.text.as_str())
+                    .collect();
+                assert!(expanded.contains(&"premium") && expanded.contains(&"cotisation"), "{expanded:?}");
+                let regexes: Vec<_> = p.keywords.iter().filter(|k| k.is_regex).collect();
+                assert_eq!(regexes.len(), 1);
+                assert_eq!(regexes[0].source, KeywordSource::ExpertDictionary);
+                assert_eq!(regexes[0].semantic_group.as_deref(), Some("premium"));
+                let regex = regex::Regex::new(&format!("(?i){}", regexes[0].text)).unwrap();
+                assert!(regex.is_match("Prime annuelle : 1 250,00 €") && regex.is_match("EUR 980"));
+                assert!(!regex.is_match("Article 12 du contrat"));
+                assert_eq!(p.decomposition.pattern, DecompositionPattern::Single);
+                assert!(p.activations.use_toc_navigation && p.activations.use_keyword_retrieval);
+                assert!(p.activations.extract_page_numbers);
+                assert!(p.parsing_notes.iter().any(|n| n.starts_with("expert dictionary (question in fr)")));
+            },
+        },
+        // 2. Compound question, independent decomposition.
+        Worked {
+            question: "What is the annual premium and what are the main exclusions?",
+            profile: pdf_profile,
+            checks: |p| {
+                assert_eq!(p.decomposition.pattern, DecompositionPattern::Independent);
+                assert_eq!(
+                    p.decomposition.sub_questions,
+                    ["What is the annual premium?", "What are the main exclusions?"]
+                );
+                assert!(p.activations.decompose_compound);
+                assert!(p.suggested_clarification.is_none());
+            },
+        },
+        // 3. Ambiguous single term: clarification before running anything.
+        Worked {
+            question: "What's the limit?",
+            profile: pdf_profile,
+            checks: |p| {
+                assert_eq!(p.ambiguity_reason.as_deref(), Some(AMBIGUOUS_TERM));
+                assert_eq!(
+                    p.suggested_clarification.as_deref(),
+                    Some(
+                        "'limit' can mean different things here: coverage limit, sublimit, deductible or \
+                         aggregate limit. Which one do you want?"
+                    )
+                );
+                assert!(p.parsing_notes.iter().any(|n| n.starts_with("ambiguous: 'limit' may mean 4")));
+                assert_eq!(p.matched_concept, None);
+            },
+        },
+        // 4. Document-aware downgrade: a page named on a Word document.
+        Worked {
+            question: "What does it say on page 3 of the contract?",
+            profile: docx_profile,
+            checks: |p| {
+                assert!(!p.activations.extract_page_numbers);
+                assert_eq!(p.structural_hints.pages_hint, [3]);
+                assert!(p.retrieval.pages.is_empty());
+                assert!(
+                    p.parsing_notes.iter().any(|n| n.contains("names page 3 but a docx document has no fixed pages")
+                        && n.contains("approximate location")),
+                    "{:?}",
+                    p.parsing_notes
+                );
+            },
+        },
+    ];
+    for case in cases {
+        let parsed = parse_with(case.question, &(case.profile)());
+        (case.checks)(&parsed);
+    }
+}
+
+#[test]
+fn a_qualified_term_is_not_ambiguous() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("What's the limit?", Some(AMBIGUOUS_TERM)),
+        ("Quelle est la limite ?", Some(AMBIGUOUS_TERM)),
+        ("What's the aggregate limit?", None),
+        ("What is the limit for water damage?", None),
+        ("What is the premium?", None),
+        ("What is it?", Some("the question names nothing to look for")),
+    ];
+    for (question, reason) in cases {
+        let parsed = parse(question);
+        assert_eq!(parsed.ambiguity_reason.as_deref(), *reason, "{question}");
+        assert_eq!(parsed.suggested_clarification.is_some(), reason.is_some(), "{question}");
+    }
+    assert_eq!(parse("What's the aggregate limit?").matched_concept.as_deref(), Some("aggregate_limit"));
+    // A distractor removes its concept from the referents; three remain.
+    let parsed = parse("What is the limit, not the deductible?");
+    let clarification = parsed.suggested_clarification.unwrap();
+    assert!(!clarification.contains("deductible") && clarification.contains("sublimit"), "{clarification}");
+}
+
+#[test]
+fn cascades_are_wired_and_explained() {
+    // (question, answer_context, chunk strategy, model, note fragment)
+    let cases: &[(&str, AnswerContext, docintel_schema::ChunkStrategy, &str, &str)] = &[
+        (
+            "What is the annual premium?",
+            AnswerContext::Line,
+            docintel_schema::ChunkStrategy::Sequential,
+            "gpt-4.1-nano",
+            "answer_context=line (answer_shape), chunk_strategy=sequential (answer_shape), model=gpt-4.1-nano (answer_type)",
+        ),
+        (
+            "What are the exclusions?",
+            AnswerContext::Chapter,
+            docintel_schema::ChunkStrategy::Combined,
+            "gpt-4.1",
+            "answer_context=chapter (concept), chunk_strategy=combined (concept), model=gpt-4.1 (concept)",
+        ),
+        (
+            "List the annual premiums",
+            AnswerContext::Section,
+            docintel_schema::ChunkStrategy::Combined,
+            "gpt-4.1-nano",
+            "answer_context=section (answer_shape)",
+        ),
+        (
+            "Summarize the exclusions in one line",
+            AnswerContext::Document,
+            docintel_schema::ChunkStrategy::Combined,
+            "gpt-4.1",
+            "answer_context=document (question), chunk_strategy=combined (question)",
+        ),
+        (
+            "Why was the claim rejected?",
+            AnswerContext::Paragraph,
+            docintel_schema::ChunkStrategy::Sequential,
+            DEFAULT_MODEL,
+            "model=gpt-4.1-mini (project)",
+        ),
+    ];
+    for (question, context, chunk, model, note) in cases {
+        let parsed = parse(question);
+        assert_eq!(
+            (parsed.structural_hints.answer_context, parsed.chunk_strategy, parsed.suggested_model.as_str()),
+            (*context, *chunk, *model),
+            "{question}"
+        );
+        assert!(parsed.parsing_notes.iter().any(|n| n.contains(note)), "{question}: {:?}", parsed.parsing_notes);
+    }
+    let parser =
+        RuleParser::new().with_defaults(ProjectDefaults { model: "local-model".into(), ..ProjectDefaults::default() });
+    assert_eq!(parser.parse("Why was the claim rejected?", &pdf_profile()).unwrap().suggested_model, "local-model");
+}
+
+#[test]
+fn a_new_answer_type_is_one_row() {
+    let dir = std::env::temp_dir().join(format!("docintel-question-types-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let builtin = include_str!("../data/answer_types.csv");
+    let row = "policy_number,\"\\bpolicy\\s+(?:number|no)\\b\",\"\\b[A-Z]{2}-\\d{6}\\b\",text,gpt-4.1-nano,\"A policy identifier.\"\n";
+    std::fs::write(dir.join(satellites::ANSWER_TYPES_FILE), format!("{builtin}{row}")).unwrap();
+    let parser = RuleParser::new().with_satellites(Satellites::from_dir(&dir).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    let parsed = parser.parse("What is the policy number?", &pdf_profile()).unwrap();
+    assert_eq!(parsed.answer_type, "policy_number");
+    assert_eq!(parsed.suggested_model, "gpt-4.1-nano");
+    assert_eq!(PARSER.parse("What is the policy number?", &pdf_profile()).unwrap().answer_type, "text");
+}
+
+#[test]
+fn follow_ups_rewrite_for_retrieval_only() {
+    let turns = vec!["What is the annual premium?".to_owned()];
+    let parsed = PARSER.parse_with_history("When is it due?", &turns, &pdf_profile()).unwrap();
+    assert_eq!(parsed.retrieval.rewrites, ["When is the annual premium due?"]);
+    assert_eq!(parsed.generation.original_question, "When is it due?");
+    assert_eq!(parsed.retrieval.main_query, "When is it due?");
+    assert_eq!(words(&parsed), ["annual", "premium", "due"]);
+    assert_eq!(parsed.matched_concept.as_deref(), Some("premium"));
+    assert!(parsed.parsing_notes.iter().any(|n| n.starts_with("follow-up rewritten for retrieval only")));
+    // "What is it?" alone asks for a clarification; after a turn it does not.
+    let parsed = PARSER.parse_with_history("What is it?", &turns, &pdf_profile()).unwrap();
+    assert_eq!((parsed.suggested_clarification, parsed.retrieval.rewrites.len()), (None, 1));
+    // No earlier noun phrase: the original sentence, with a note.
+    let parsed = PARSER.parse_with_history("When is it due?", &["??".to_owned()], &pdf_profile()).unwrap();
+    assert!(parsed.retrieval.rewrites.is_empty());
+    assert!(parsed.parsing_notes.iter().any(|n| n.contains("original wording kept")));
+    // No history, or no referring expression: the plain parse.
+    assert_eq!(PARSER.parse_with_history("When is it due?", &[], &pdf_profile()).unwrap(), parse("When is it due?"));
+    assert_eq!(
+        PARSER.parse_with_history("What is the deductible?", &turns, &pdf_profile()).unwrap(),
+        parse("What is the deductible?")
+    );
 }

@@ -21,6 +21,8 @@ pub mod meta;
 pub mod question;
 pub mod registry;
 pub mod retrieval;
+pub mod routing;
+pub mod slug;
 pub mod text;
 
 pub use answer::{
@@ -42,3 +44,4 @@ pub use question::{
 };
 pub use registry::{ANSWER_REGISTRY, RegistryEntry, ValueKind};
 pub use retrieval::{Passage, Retrieval};
+pub use routing::{KeywordEvidence, Router, RouterLine, RouterPick};

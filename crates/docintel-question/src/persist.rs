@@ -1,0 +1,226 @@
+//! The parsed question on disk: the full [`ParsedQuestion`] as JSON under
+//! `<out>/<document-stem>/questions/<slug>/parsed_question.json`, the slug
+//! being [`docintel_schema::slug::question_slug`] of the user's question.
+//!
+//! The file is a `ParsedQuestion` object with one extra key, `_cache`, that
+//! holds the cache key: the hash of the document profile the question was
+//! parsed for. The same question parses differently on a PDF and on a DOCX
+//! (pages, TOC), so a record saved for another profile — or a record
+//! without `_cache`, such as one written by the trace — is a cache miss.
+//! Writes go through a temporary file and a rename: a reader never sees
+//! half a file.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use docintel_schema::slug::question_slug;
+use docintel_schema::{DocumentProfile, ParsedQuestion};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// The file name inside the question folder.
+pub const PARSED_QUESTION_FILE: &str = "parsed_question.json";
+
+/// The key under which the cache key is stored.
+const CACHE_KEY: &str = "_cache";
+
+/// Why a parsed question could not be written or read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PersistError {
+    /// A file or folder could not be written or read.
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file exists but is not a parsed question.
+    Corrupt {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for PersistError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PersistError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            PersistError::Corrupt { path, message } => {
+                write!(f, "{}: not a parsed question: {message}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PersistError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PersistError::Io { source, .. } => Some(source),
+            PersistError::Corrupt { .. } => None,
+        }
+    }
+}
+
+/// A stable hash of the document profile (16 hex digits of the SHA-256 of
+/// its JSON form): the part of the cache key that tells a PDF from a DOCX.
+pub fn profile_hash(profile: &DocumentProfile) -> String {
+    let json = serde_json::to_vec(profile).expect("a profile serialises");
+    Sha256::digest(&json).iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// `<out_dir>/<document-stem>/questions/<slug of question>/parsed_question.json`.
+pub fn parsed_question_path(out_dir: &Path, document_path: &Path, question: &str) -> PathBuf {
+    let stem =
+        document_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".to_owned());
+    out_dir.join(stem).join("questions").join(question_slug(question)).join(PARSED_QUESTION_FILE)
+}
+
+/// Writes `parsed` (keyed by its `original_question`) for `document_path`
+/// parsed with `profile`, atomically; returns the file written.
+pub fn save_parsed_question(
+    out_dir: &Path,
+    document_path: &Path,
+    profile: &DocumentProfile,
+    parsed: &ParsedQuestion,
+) -> Result<PathBuf, PersistError> {
+    let path = parsed_question_path(out_dir, document_path, &parsed.original_question);
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| PersistError::Io { path, source }
+    };
+    let dir = path.parent().expect("a question folder");
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut value = serde_json::to_value(parsed).expect("a parsed question serialises");
+    if let Value::Object(map) = &mut value {
+        map.insert(CACHE_KEY.to_owned(), json!({ "profile_hash": profile_hash(profile), "parser": parsed.parser }));
+    }
+    let mut bytes = serde_json::to_vec_pretty(&value).expect("JSON serialises");
+    bytes.push(b'\n');
+    let tmp = dir.join(format!(".{PARSED_QUESTION_FILE}.{}.tmp", std::process::id()));
+    let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    file.write_all(&bytes).map_err(io(&tmp))?;
+    file.sync_all().map_err(io(&tmp))?;
+    drop(file);
+    std::fs::rename(&tmp, &path).map_err(io(&path))?;
+    Ok(path)
+}
+
+/// The parsed question saved for `question` on `document_path` with this
+/// `profile`, or `None` on a cache miss: no file, a file saved for another
+/// profile or another question (slug collision), or a file without a cache
+/// key. A file that exists but is not JSON of a parsed question is an error.
+pub fn load_parsed_question(
+    out_dir: &Path,
+    document_path: &Path,
+    profile: &DocumentProfile,
+    question: &str,
+) -> Result<Option<ParsedQuestion>, PersistError> {
+    let path = parsed_question_path(out_dir, document_path, question);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(PersistError::Io { path, source }),
+    };
+    let corrupt = |message: String| PersistError::Corrupt { path: path.clone(), message };
+    let mut value: Value = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
+    let stored_hash =
+        value.get(CACHE_KEY).and_then(|c| c.get("profile_hash")).and_then(Value::as_str).map(str::to_owned);
+    if let Value::Object(map) = &mut value {
+        map.remove(CACHE_KEY);
+    }
+    let parsed: ParsedQuestion = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
+    let hit = stored_hash.as_deref() == Some(profile_hash(profile).as_str()) && parsed.original_question == question;
+    Ok(hit.then_some(parsed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RuleParser;
+    use crate::test_support::{docx_profile, pdf_profile};
+    use docintel_schema::QuestionParser;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("docintel-persist-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// Saves the parse of `question` on `saved_for`, loads it back for
+    /// `loaded_for` and `asked`, and checks hit or miss.
+    fn check(
+        name: &str,
+        question: &str,
+        saved_for: &DocumentProfile,
+        loaded_for: &DocumentProfile,
+        asked: &str,
+        hit: bool,
+    ) {
+        let out = scratch(name);
+        let document = Path::new("/somewhere/policy.v2.pdf");
+        let parsed = RuleParser::new().parse(question, saved_for).unwrap();
+        let path = save_parsed_question(&out, document, saved_for, &parsed).unwrap();
+        assert!(path.starts_with(out.join("policy.v2").join("questions")), "{}", path.display());
+        assert!(path.ends_with(PARSED_QUESTION_FILE));
+        let loaded = load_parsed_question(&out, document, loaded_for, asked).unwrap();
+        assert_eq!(loaded.as_ref(), hit.then_some(&parsed), "{name}");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
+    fn round_trip_and_cache_key() {
+        let q = "What is the limit on page 3, not the deductible, in EUR? And when is it due?";
+        check("hit", q, &pdf_profile(), &pdf_profile(), q, true);
+        check("other-profile", q, &pdf_profile(), &docx_profile(), q, false);
+        let fewer_pages = DocumentProfile { n_pages: Some(2), ..pdf_profile() };
+        check("other-page-count", q, &pdf_profile(), &fewer_pages, q, false);
+        check("other-question", q, &pdf_profile(), &pdf_profile(), "What is the premium?", false);
+    }
+
+    #[test]
+    fn a_file_without_cache_key_is_a_miss_and_garbage_is_an_error() {
+        let out = scratch("foreign");
+        let document = Path::new("doc.pdf");
+        let question = "What is the total?";
+        let path = parsed_question_path(&out, document, question);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
+        std::fs::write(&path, serde_json::to_string(&parsed).unwrap()).unwrap();
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None);
+        std::fs::write(&path, "{ not json").unwrap();
+        let error = load_parsed_question(&out, document, &pdf_profile(), question).unwrap_err();
+        assert!(matches!(error, PersistError::Corrupt { .. }), "{error}");
+        assert!(error.to_string().contains("parsed_question.json: not a parsed question"), "{error}");
+        std::fs::remove_dir_all(&out).unwrap();
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None, "no file");
+    }
+
+    #[test]
+    fn paths_are_stable() {
+        let path = parsed_question_path(Path::new("out"), Path::new("a/b/Contract.docx"), "What's the limit?");
+        assert_eq!(path, Path::new("out/Contract/questions/what-s-the-limit-9a877ee4/parsed_question.json"));
+        assert_eq!(profile_hash(&pdf_profile()), profile_hash(&pdf_profile()));
+        assert_ne!(profile_hash(&pdf_profile()), profile_hash(&docx_profile()));
+        assert_eq!(profile_hash(&pdf_profile()).len(), 16);
+    }
+
+    #[test]
+    fn no_temporary_file_is_left_behind() {
+        let out = scratch("tmp");
+        let parsed = RuleParser::new().parse("What is the premium?", &pdf_profile()).unwrap();
+        let path = save_parsed_question(&out, Path::new("x.pdf"), &pdf_profile(), &parsed).unwrap();
+        let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [PARSED_QUESTION_FILE]);
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["_cache"]["profile_hash"], profile_hash(&pdf_profile()));
+        assert_eq!(json["original_question"], "What is the premium?");
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+}

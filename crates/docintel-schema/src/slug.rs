@@ -1,0 +1,69 @@
+//! Stable, readable folder names for questions: a lower-cased prefix of the
+//! question (letters and digits, runs of anything else folded to one `-`,
+//! at most 48 characters) followed by the first 8 hex digits of the SHA-256
+//! of the exact question text. Two questions that differ only in punctuation
+//! or spacing share a prefix but not a hash.
+
+use sha2::{Digest, Sha256};
+
+/// Longest readable prefix, in characters.
+const PREFIX_CHARS: usize = 48;
+
+/// The slug of `question`: `what-is-the-total-amount-1a2b3c4d`, or only the
+/// 8 hex digits when the question has no letter or digit.
+///
+/// ```
+/// use docintel_schema::slug::question_slug;
+/// let slug = question_slug("What is the total amount?");
+/// assert!(slug.starts_with("what-is-the-total-amount-"));
+/// assert_eq!(slug.len(), "what-is-the-total-amount-".len() + 8);
+/// ```
+pub fn question_slug(question: &str) -> String {
+    let mut prefix = String::new();
+    for c in question.trim().chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            prefix.push(c);
+        } else if !prefix.is_empty() && !prefix.ends_with('-') {
+            prefix.push('-');
+        }
+        if prefix.chars().count() >= PREFIX_CHARS {
+            break;
+        }
+    }
+    let prefix = prefix.trim_end_matches('-');
+    let digest = Sha256::digest(question.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(question: &str, expect_prefix: &str) {
+        let slug = question_slug(question);
+        let (prefix, hash) = slug.rsplit_once('-').unwrap_or(("", slug.as_str()));
+        assert_eq!(prefix, expect_prefix, "{question} → {slug}");
+        assert_eq!(hash.len(), 8, "{slug}");
+        assert!(hash.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{slug}");
+        assert_eq!(question_slug(question), slug, "stable");
+    }
+
+    #[test]
+    fn slugs_are_readable_short_and_stable() {
+        check("What is the total amount?", "what-is-the-total-amount");
+        check("  Quel est le montant de la prime annuelle ?", "quel-est-le-montant-de-la-prime-annuelle");
+        check("Какова сумма счёта?", "какова-сумма-счёта");
+        check("???", "");
+        let long = question_slug(&"word ".repeat(40));
+        assert!(long.chars().count() <= PREFIX_CHARS + 9, "{long}");
+        // Pinned value: the hash is part of on-disk paths, it must not drift.
+        assert_eq!(question_slug("What's the limit?"), "what-s-the-limit-9a877ee4");
+        assert_eq!(question_slug("What is the total amount?"), "what-is-the-total-amount-988ffcab");
+    }
+
+    #[test]
+    fn near_duplicates_get_distinct_hashes() {
+        assert_ne!(question_slug("What is the total amount?"), question_slug("What is the total amount ?"));
+    }
+}
