@@ -27,6 +27,8 @@ pub(crate) struct RawLine {
     pub(crate) text: String,
     /// Union of the glyph boxes, PDF user space.
     pub(crate) bbox: BBox,
+    /// Dominant rendered font size (em in user space, points) by glyph count.
+    pub(crate) font_size: f32,
 }
 
 /// The line being built.
@@ -41,6 +43,8 @@ struct Current {
     dir: (f64, f64),
     /// Origin and text of the last visible glyph (overprint detection).
     last_glyph: Option<((f64, f64), String)>,
+    /// Glyph counts per rendered size (tenths of a point).
+    sizes: Vec<(i64, usize)>,
 }
 
 /// Collects the glyphs of one page into [`RawLine`]s.
@@ -50,12 +54,29 @@ pub(crate) struct GlyphCollector {
     lines: Vec<RawLine>,
     /// Number of glyphs received (including spaces).
     pub(crate) n_glyphs: usize,
+    /// Visible glyphs whose up vector points down the page / up the page.
+    flipped_glyphs: usize,
+    upright_glyphs: usize,
 }
 
 impl GlyphCollector {
     /// Finishes the page and returns its lines in reading order.
+    ///
+    /// When most glyphs stand upside down in user space (a y-flipped page
+    /// whose flip lives in a CTM that pdf-extract does not carry into Form
+    /// XObjects, as in browser-printed PDFs), the page is mirrored vertically
+    /// within its text extent first, so reading order is top to bottom.
     pub(crate) fn finish(mut self) -> Vec<RawLine> {
         self.flush();
+        if self.flipped_glyphs > self.upright_glyphs {
+            let lo = self.lines.iter().map(|l| l.bbox.y0).fold(f32::MAX, f32::min);
+            let hi = self.lines.iter().map(|l| l.bbox.y1).fold(f32::MIN, f32::max);
+            for line in &mut self.lines {
+                let (y0, y1) = (lo + hi - line.bbox.y1, lo + hi - line.bbox.y0);
+                line.bbox.y0 = y0;
+                line.bbox.y1 = y1;
+            }
+        }
         reading_order(self.lines)
     }
 
@@ -65,7 +86,8 @@ impl GlyphCollector {
             if let Some(bbox) = cur.bbox
                 && !text.chars().all(char::is_whitespace)
             {
-                self.lines.push(RawLine { text, bbox });
+                let font_size = dominant_size(&cur.sizes);
+                self.lines.push(RawLine { text, bbox, font_size });
             }
         }
     }
@@ -165,6 +187,11 @@ impl GlyphCollector {
             return;
         }
 
+        if up.1 < 0.0 && up.1.abs() > up.0.abs() {
+            self.flipped_glyphs += 1;
+        } else if up.1 > 0.0 && up.1.abs() > up.0.abs() {
+            self.upright_glyphs += 1;
+        }
         let cur = self.current.get_or_insert_with(|| Current {
             text: String::new(),
             bbox: None,
@@ -172,6 +199,7 @@ impl GlyphCollector {
             end,
             dir,
             last_glyph: None,
+            sizes: Vec::new(),
         });
         if need_space && !cur.text.is_empty() && !cur.text.ends_with(' ') {
             cur.text.push(' ');
@@ -180,7 +208,23 @@ impl GlyphCollector {
         cur.bbox = Some(cur.bbox.map_or(gbox, |b| b.union(gbox)));
         cur.end = end;
         cur.last_glyph = Some((origin, cleaned));
+        let key = (em * 10.0).round() as i64;
+        match cur.sizes.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => cur.sizes.push((key, 1)),
+        }
     }
+}
+
+/// The size with the most glyphs (ties: the first seen), in points.
+fn dominant_size(sizes: &[(i64, usize)]) -> f32 {
+    let mut best: Option<(i64, usize)> = None;
+    for &(key, n) in sizes {
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((key, n));
+        }
+    }
+    best.map_or(0.0, |(key, _)| key as f32 / 10.0)
 }
 
 impl OutputDev for GlyphCollector {
@@ -294,6 +338,7 @@ mod tests {
         let lines = c.finish();
         let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["Total due", "Second line"]);
+        assert_eq!(lines[0].font_size, 10.0);
         let b = lines[0].bbox;
         assert!(b.x0 >= 99.0 && b.x0 <= 100.5 && b.x1 > 140.0 && b.y0 < 700.0 && b.y1 > 700.0, "{b:?}");
     }
@@ -325,6 +370,23 @@ mod tests {
         let lines = c.finish();
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0].text, "A");
+    }
+
+    #[test]
+    fn upside_down_page_reads_top_down() {
+        let mut c = GlyphCollector::default();
+        let flipped = |x: f64, y: f64| Transform::row_major(1.0, 0.0, 0.0, -1.0, x, y);
+        // y grows downward: "first" at y=100 is the top line.
+        for (i, ch) in "second".chars().enumerate() {
+            c.add_glyph(&flipped(100.0 + 5.0 * i as f64, 130.0), 0.5, 10.0, &ch.to_string());
+        }
+        for (i, ch) in "first".chars().enumerate() {
+            c.add_glyph(&flipped(100.0 + 5.0 * i as f64, 100.0), 0.5, 10.0, &ch.to_string());
+        }
+        let lines = c.finish();
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["first", "second"]);
+        assert!(lines.iter().all(|l| l.bbox.y0 < l.bbox.y1));
     }
 
     #[test]

@@ -1,11 +1,15 @@
-//! docintel-parse: the PDF parsing brick.
+//! docintel-parse: the document parsing brick.
 //!
-//! Turns a PDF into the tables every later brick reads (see
-//! [`docintel_schema::ParsedDocument`]): a **line table** (global 1-based
-//! `line_id`, page, line within page, text, bounding box in PDF points), a
-//! **page table** (size, line and character counts, text-layer flag), a
-//! **TOC table** from the native outline, a **document profile**, and
-//! **diagnostics** for whatever was lost on the way.
+//! Turns a PDF (or a text / Markdown file, see [`parse_file`]) into the
+//! tables every later brick reads (see [`docintel_schema::ParsedDocument`]):
+//! a **line table** (global 1-based `line_id`, page, line within page, text,
+//! bounding box in PDF points), a **page table** (size, line and character
+//! counts, text-layer flag, images, vector paths, figure flags and decorative
+//! image hashes), a **TOC table** from the native outline or, without one,
+//! rebuilt from numbered / styled headings, a **document profile** (with
+//! languages), and **diagnostics** for whatever was lost on the way.
+//! [`chunk_document`] cuts a parsed document into token-sized chunks and
+//! [`vision_candidates`] lists the pages a vision model should look at.
 //!
 //! Text comes from `pdf-extract`, whose glyphs are collected and grouped into
 //! lines here (baseline changes, backward jumps and wide gaps break lines;
@@ -30,9 +34,17 @@
 //! ```
 #![warn(missing_docs)]
 
+mod chunk;
 mod collect;
+mod figures;
+mod headings;
+mod lang;
 mod objects;
+mod textdoc;
 mod toc;
+
+pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
+pub use textdoc::parse_file;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -84,6 +96,20 @@ pub enum ParseError {
         /// What the loader reported.
         reason: String,
     },
+    /// The file is a Word document; DOCX input is not implemented yet.
+    #[error("{path}: DOCX input is not supported yet")]
+    DocxNotSupported {
+        /// The path as given.
+        path: String,
+    },
+    /// The file is neither a PDF nor text (nor a known format).
+    #[error("{path}: unsupported format ({reason})")]
+    UnsupportedFormat {
+        /// The path as given.
+        path: String,
+        /// What the bytes look like.
+        reason: String,
+    },
     /// The document has no page, or no page could be processed at all.
     #[error("{path}: no readable page ({reason})")]
     NoReadablePage {
@@ -128,9 +154,13 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
     let mut page_infos: Vec<PageInfo> = Vec::with_capacity(pages.len());
     let mut first_failure: Option<String> = None;
     let mut n_failed = 0usize;
+    // Parse-internal side table: each line's dominant font size.
+    let mut font_sizes: Vec<f32> = Vec::new();
+    let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
     for (index, &(page_key, page_id)) in pages.iter().enumerate() {
         let page_no = (index + 1) as u32;
         let (width, height) = objects::page_size(&doc, page_id);
+        graphics.push(scan_graphics(&doc, page_id, width * height, page_no, &mut diagnostics));
         let raw = match extract_page(&doc, page_key) {
             Ok(raw) => raw,
             Err(message) => {
@@ -147,6 +177,7 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
         let mut n_chars = 0u32;
         for (i, l) in raw.into_iter().enumerate() {
             n_chars += l.text.chars().count() as u32;
+            font_sizes.push(l.font_size);
             lines.push(Line {
                 line_id: (lines.len() + 1) as u32,
                 page: page_no,
@@ -156,7 +187,8 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
             });
         }
         let n_lines = lines.iter().rev().take_while(|l| l.page == page_no).count() as u32;
-        // Images, vector paths and figures are not counted yet: zero, not guessed.
+        // Figure columns are filled once every page is scanned (decoration
+        // needs the whole document).
         page_infos.push(PageInfo {
             page: page_no,
             n_lines,
@@ -176,8 +208,33 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
         return Err(ParseError::NoReadablePage { path, reason });
     }
 
+    for (info, fig) in page_infos.iter_mut().zip(figures::classify(&graphics)) {
+        info.n_images = fig.n_images;
+        info.n_vector_paths = fig.n_vector_paths;
+        info.has_figure = fig.has_figure;
+        info.figure_kind = fig.figure_kind;
+        info.decorative_image_hashes = fig.decorative_image_hashes;
+    }
+
     let n_pages = pages.len() as u32;
-    let toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
+    let mut toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
+    // A single page (an invoice, a letter) gets no rebuilt TOC: its bold
+    // labels are not sections.
+    if toc.is_empty() && n_pages >= 2 {
+        let heading_lines: Vec<headings::HeadingLine<'_>> = lines
+            .iter()
+            .zip(&font_sizes)
+            .map(|(l, &font_size)| headings::HeadingLine { text: &l.text, page: l.page, font_size })
+            .collect();
+        toc = headings::toc_from_headings(&heading_lines, n_pages);
+        if !toc.is_empty() {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Info,
+                page: None,
+                message: format!("no outline: {} TOC entries rebuilt from headings", toc.len()),
+            });
+        }
+    }
     let profile = profile(&lines, &page_infos, &toc);
     let parsed = ParsedDocument { source: path, profile, lines, pages: page_infos, toc, diagnostics };
     debug_assert!(parsed.check_invariants().is_ok());
@@ -214,6 +271,41 @@ fn is_encryption_error(e: &pdf_extract::Error) -> bool {
         e,
         pdf_extract::Error::Decryption(_) | pdf_extract::Error::InvalidPassword | pdf_extract::Error::AlreadyEncrypted
     )
+}
+
+/// Scans one page's graphics; a failure or a panic becomes a diagnostic and
+/// `None` (the page then counts no images and no paths).
+fn scan_graphics(
+    doc: &Document,
+    page_id: ObjectId,
+    area: f32,
+    page_no: u32,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<figures::PageGraphics> {
+    let message = match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area))) {
+        Ok(Ok(graphics)) => return Some(graphics),
+        Ok(Err(message)) => message,
+        Err(panic) => format!("scanner panicked: {}", panic_message(&panic)),
+    };
+    diagnostics.push(Diagnostic {
+        severity: Severity::Info,
+        page: Some(page_no),
+        message: format!("page {page_no}: images and paths not counted: {message}"),
+    });
+    None
+}
+
+/// Pages a vision model should look at: `(figure pages, scanned pages)`.
+///
+/// Figure pages have a real figure (see the page table's `has_figure`) and a
+/// text layer; scanned pages have no text layer but draw at least one image
+/// (they need transcription, which covers their figures too). Page numbers
+/// are 1-based, ascending.
+pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
+    let scanned: Vec<u32> = doc.pages.iter().filter(|p| !p.has_text_layer && p.n_images > 0).map(|p| p.page).collect();
+    let figures: Vec<u32> =
+        doc.pages.iter().filter(|p| p.has_figure && !scanned.contains(&p.page)).map(|p| p.page).collect();
+    (figures, scanned)
 }
 
 /// Extracts one page's lines; a panic or an error becomes `Err(message)`.
@@ -270,22 +362,27 @@ fn profile(lines: &[Line], pages: &[PageInfo], toc: &[TocEntry]) -> DocumentProf
     let n_pages = pages.len() as u32;
     let no_text = pages.iter().filter(|p| !p.has_text_layer).count();
     let doc_type = detect_doc_type(lines.iter().filter(|l| l.page == 1).map(|l| l.text.as_str()));
-    let typical_fields = match doc_type {
-        Some("invoice") => {
-            ["total amount", "invoice date", "invoice number", "issuer", "due date"].map(String::from).to_vec()
-        }
-        _ => Vec::new(),
-    };
+    let typical_fields = typical_fields(doc_type);
     DocumentProfile {
         format: DocumentFormat::Pdf,
         n_pages: Some(n_pages),
         has_toc: !toc.is_empty(),
         has_tables: false,
-        languages: Vec::new(),
+        languages: lang::detect_languages(lines.iter().map(|l| l.text.as_str())),
         is_scanned: no_text * 2 > pages.len(),
         doc_type: doc_type.map(String::from),
         typical_fields,
         summary: None,
+    }
+}
+
+/// Fields typically asked of a document type.
+fn typical_fields(doc_type: Option<&str>) -> Vec<String> {
+    match doc_type {
+        Some("invoice") => {
+            ["total amount", "invoice date", "invoice number", "issuer", "due date"].map(String::from).to_vec()
+        }
+        _ => Vec::new(),
     }
 }
 

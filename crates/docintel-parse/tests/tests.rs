@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use docintel_parse::{ParseError, parse_pdf, parse_pdf_bytes};
+use docintel_parse::{
+    ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, parse_pdf_bytes, vision_candidates,
+};
 use docintel_schema::{DocumentFormat, ParsedDocument, Severity, TocSource};
 use pdf_extract::{Dictionary, Document, Object, ObjectId, Stream};
 
@@ -71,7 +73,12 @@ fn aws_invoice_lines_pages_and_profile() {
     assert_eq!(p.n_pages, Some(1));
     assert_eq!(p.doc_type.as_deref(), Some("invoice"));
     assert_eq!(p.typical_fields, ["total amount", "invoice date", "invoice number", "issuer", "due date"]);
-    assert!(!p.is_scanned && !p.has_toc && !p.has_tables && p.languages.is_empty() && p.summary.is_none());
+    assert!(!p.is_scanned && !p.has_toc && !p.has_tables && p.summary.is_none());
+    assert_eq!(p.languages, ["en"]);
+    // The invoice draws its logo once and rules its tables with many paths
+    // (reported as a vector figure: ruled tables are a known false positive).
+    assert_eq!((page.n_images, page.n_vector_paths), (1, 110));
+    assert!(page.decorative_image_hashes.is_empty());
     assert!(doc.toc.is_empty());
     assert!(doc.diagnostics.is_empty(), "{:?}", doc.diagnostics);
 }
@@ -86,6 +93,7 @@ fn netpresse_invoice_has_french_amounts() {
     assert!(amount.text.starts_with("56,02"), "{amount:?}");
     assert!(doc.lines.iter().any(|l| l.text.starts_with("46,68")));
     assert_eq!(doc.profile.doc_type.as_deref(), Some("invoice"));
+    assert_eq!(doc.profile.languages, ["fr"]);
 }
 
 #[test]
@@ -352,4 +360,195 @@ fn synthetic_document_outline() {
     assert!(doc.profile.has_toc);
     let info = doc.diagnostics.iter().find(|d| d.severity == Severity::Info).expect("an info diagnostic");
     assert!(info.message.contains("1 outline entries skipped"), "{info:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Graphics and headings: a synthetic document without an outline. A 1×1
+// logo image on every page (decoration), a full-width photo on page 2, an
+// inline-image montage on page 3, 60 stroked paths on page 4, and numbered
+// headings set larger than the body.
+
+fn graphics_pdf() -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(dict(vec![
+        ("Type", name("Font")),
+        ("Subtype", name("Type1")),
+        ("BaseFont", name("Helvetica")),
+        ("Encoding", name("WinAnsiEncoding")),
+    ]));
+    let image = |bytes: &[u8]| {
+        Stream::new(
+            dict(vec![
+                ("Type", name("XObject")),
+                ("Subtype", name("Image")),
+                ("Width", 1.into()),
+                ("Height", 1.into()),
+                ("ColorSpace", name("DeviceGray")),
+                ("BitsPerComponent", 8.into()),
+            ]),
+            bytes.to_vec(),
+        )
+    };
+    let logo = doc.add_object(image(b"\x80"));
+    let photo = doc.add_object(image(b"\x10"));
+    // A form that draws the logo (followed by the scanner).
+    let form = doc.add_object(Stream::new(
+        dict(vec![
+            ("Type", name("XObject")),
+            ("Subtype", name("Form")),
+            ("BBox", Object::Array(vec![0.into(), 0.into(), 100.into(), 100.into()])),
+            ("Resources", dict(vec![("XObject", dict(vec![("L", logo.into())]).into())]).into()),
+        ]),
+        b"q 40 0 0 20 0 0 cm /L Do Q".to_vec(),
+    ));
+    let resources = dict(vec![
+        ("Font", dict(vec![("F1", font_id.into())]).into()),
+        ("XObject", dict(vec![("Logo", form.into()), ("Photo", photo.into())]).into()),
+    ]);
+    let body = |y: u32, text: &str| format!("BT /F1 10 Tf 72 {y} Td ({text}) Tj ET ");
+    let heading = |y: u32, text: &str| format!("BT /F1 14 Tf 72 {y} Td ({text}) Tj ET ");
+    let filler = "This is ordinary body text that runs on for a while in the body size";
+    let inline = "q 100 0 0 100 72 100 cm BI /W 1 /H 1 /CS /G /BPC 8 ID \x01 EI Q ";
+    let mut contents = vec![
+        format!("/Logo Do {}{}{}", heading(760, "1 Introduction"), body(740, filler), body(726, filler)),
+        format!("/Logo Do q 500 0 0 400 50 50 cm /Photo Do Q {}{}", heading(760, "2 Method"), body(740, filler)),
+        format!("/Logo Do {}{}{}", heading(760, "2.1 Data"), body(740, filler), inline.repeat(4)),
+        format!("/Logo Do {}{}", body(740, filler), "10 10 m 20 20 l S ".repeat(60)),
+    ];
+    contents.push(format!("/Logo Do {}{}", heading(760, "3 Results"), body(740, filler)));
+    let mut page_ids: Vec<ObjectId> = Vec::new();
+    for text in &contents {
+        let content = doc.add_object(Stream::new(Dictionary::new(), text.as_bytes().to_vec()));
+        page_ids.push(doc.add_object(dict(vec![
+            ("Type", name("Page")),
+            ("Parent", pages_id.into()),
+            ("Contents", content.into()),
+            ("Resources", resources.clone().into()),
+            ("MediaBox", media_box()),
+        ])));
+    }
+    let kids: Vec<Object> = page_ids.iter().map(|&id| id.into()).collect();
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        dict(vec![("Type", name("Pages")), ("Kids", Object::Array(kids)), ("Count", count.into())]).into(),
+    );
+    let catalog = doc.add_object(dict(vec![("Type", name("Catalog")), ("Pages", pages_id.into())]));
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn page_table_counts_images_paths_and_figures() {
+    let doc = parse_pdf_bytes("graphics.pdf", &graphics_pdf()).unwrap();
+    doc.check_invariants().unwrap();
+    let rows: Vec<(u32, u32, Option<&str>, usize)> = doc
+        .pages
+        .iter()
+        .map(|p| (p.n_images, p.n_vector_paths, p.figure_kind.as_deref(), p.decorative_image_hashes.len()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, 0, None, 1),
+            (2, 0, Some("image"), 1),
+            (5, 0, Some("montage"), 1),
+            (1, 60, Some("vector"), 1),
+            (1, 0, None, 1)
+        ]
+    );
+    assert!(doc.pages.iter().all(|p| p.has_figure == p.figure_kind.is_some()));
+    // The same logo hash on every page.
+    let logo = &doc.pages[0].decorative_image_hashes[0];
+    assert!(doc.pages.iter().all(|p| &p.decorative_image_hashes[0] == logo));
+    assert_eq!(logo.len(), 16);
+    assert_eq!(vision_candidates(&doc), (vec![2, 3, 4], vec![]));
+}
+
+#[test]
+fn headings_rebuild_the_toc_without_an_outline() {
+    let doc = parse_pdf_bytes("graphics.pdf", &graphics_pdf()).unwrap();
+    let rows: Vec<(u32, Option<u32>, &str, u32, u32)> =
+        doc.toc.iter().map(|t| (t.level, t.parent, t.title.as_str(), t.start_page, t.end_page)).collect();
+    assert_eq!(
+        rows,
+        [
+            (1, None, "1 Introduction", 1, 1),
+            (1, None, "2 Method", 2, 4),
+            (2, Some(1), "2.1 Data", 3, 4),
+            (1, None, "3 Results", 5, 5),
+        ]
+    );
+    assert!(doc.toc.iter().all(|t| t.source == TocSource::Headings));
+    assert!(doc.profile.has_toc);
+    assert!(doc.diagnostics.iter().any(|d| d.message.contains("rebuilt from headings")));
+
+    // Chunks carry the section path of their lines.
+    let chunks = chunk_document(&doc, &ChunkConfig { max_tokens: 20, overlap_tokens: 0 });
+    let data = chunks.iter().find(|c| c.page_start == 3 && c.text.contains("ordinary")).expect("page 3 body");
+    assert_eq!(data.context_header, "graphics > 2 Method > 2.1 Data");
+}
+
+#[test]
+fn scanned_pages_are_vision_candidates() {
+    let doc = parse_pdf_bytes("graphics.pdf", &graphics_pdf()).unwrap();
+    let mut doc = doc;
+    // A page with images and no text layer is a scan to transcribe.
+    doc.pages[1].has_text_layer = false;
+    assert_eq!(vision_candidates(&doc), (vec![3, 4], vec![2]));
+}
+
+#[test]
+fn parse_file_dispatches_on_bytes_and_extension() {
+    let md = scratch_file("guide.md", b"# Guide\n\nIntro.\n\n## Install\nRun the installer.\n");
+    let doc = parse_file(&md).unwrap();
+    doc.check_invariants().unwrap();
+    assert_eq!((doc.profile.format, doc.profile.n_pages), (DocumentFormat::Txt, None));
+    let titles: Vec<&str> = doc.toc.iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(titles, ["Guide", "Install"]);
+    assert_eq!(doc.lines.len(), 4);
+
+    let txt = scratch_file("notes", "Plain notes\nsecond line\n".as_bytes());
+    let doc = parse_file(&txt).unwrap();
+    assert_eq!(doc.profile.format, DocumentFormat::Txt);
+    assert!(doc.toc.is_empty());
+
+    // A PDF under another name is still a PDF.
+    let pdf = scratch_file("invoice.bin", &std::fs::read(fixture("AmazonWebServices.pdf")).unwrap());
+    assert_eq!(parse_file(&pdf).unwrap().profile.format, DocumentFormat::Pdf);
+
+    let docx = scratch_file("contract.docx", b"PK\x03\x04 not really a docx");
+    let err = parse_file(&docx).unwrap_err();
+    assert!(matches!(err, ParseError::DocxNotSupported { .. }), "{err:?}");
+    assert_eq!(err.to_string(), format!("{}: DOCX input is not supported yet", docx.display()));
+
+    let binary = scratch_file("blob.dat", b"\x00\x01\x02\xff");
+    let err = parse_file(&binary).unwrap_err();
+    assert!(matches!(err, ParseError::UnsupportedFormat { .. }), "{err:?}");
+    assert!(err.to_string().contains("blob.dat"));
+
+    let fake_pdf = scratch_file("fake.pdf", b"hello");
+    assert!(matches!(parse_file(&fake_pdf).unwrap_err(), ParseError::NotPdf { .. }));
+    assert!(matches!(parse_file(&fixture("missing.md")).unwrap_err(), ParseError::NotFound { .. }));
+}
+
+#[test]
+fn chunks_cover_every_invoice_line_within_budget() {
+    for name in ["AmazonWebServices.pdf", "NetpresseInvoice.pdf", "FlipkartInvoice.pdf", "saeco.pdf"] {
+        let doc = parse_fixture(name);
+        let config = ChunkConfig { max_tokens: 64, overlap_tokens: 16 };
+        let chunks = chunk_document(&doc, &config);
+        assert!(!chunks.is_empty(), "{name}");
+        let mut next = 1;
+        for c in &chunks {
+            assert!(c.n_tokens_est <= config.max_tokens, "{name}: {c:?}");
+            assert!(c.line_start <= next && c.line_end + 1 >= next, "{name}: {c:?}");
+            next = c.line_end + 1;
+            assert!(!c.context_header.is_empty());
+        }
+        assert_eq!(next as usize, doc.lines.len() + 1, "{name}");
+    }
 }
