@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use docintel::schema::{AnswerValue, AskOutput};
-use docintel::{AskOptions, answer_document, parse_pdf};
+use docintel::{AskOptions, QuestionParser, answer_parsed, parse_pdf, question_parser};
 use serde_json::Value;
 
 /// A question the invoices cannot answer: the right answer is "not found".
@@ -124,6 +124,8 @@ fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<
         .collect();
     pdfs.sort();
     let options = AskOptions::new(5);
+    // One parser for the whole run: its rules and tables load once.
+    let parser = question_parser(&options)?;
     for pdf in pdfs {
         let task = pdf.file_stem().unwrap_or_default().to_string_lossy().into_owned();
         let gold: Value = match std::fs::read_to_string(pdf.with_extension("json")) {
@@ -139,7 +141,8 @@ fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<
         };
         let ask = |question: &str| -> anyhow::Result<(AskOutput, u128)> {
             let clock = Instant::now();
-            let run = answer_document(&document, question, &options)?;
+            let parsed = parser.parse(question, &document.profile)?;
+            let run = answer_parsed(&document, parsed, &parser.name(), &options)?;
             Ok((run.output, clock.elapsed().as_millis()))
         };
         let row = |field, expected: String, got: String, correct, output: &AskOutput, ms| Row {

@@ -29,7 +29,7 @@ struct Cli {
 enum Command {
     /// Answer a question about a PDF.
     Ask(AskArgs),
-    /// Parse a PDF and print its profile and line table.
+    /// Parse a document (PDF, TXT, Markdown) and print its profile, TOC and line table.
     Parse(ParseArgs),
 }
 
@@ -42,6 +42,11 @@ struct AskArgs {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     json: bool,
+
+    /// Question: folder of satellite tables (CSV) replacing the built-in ones:
+    /// answer_types, answer_shapes, concepts, concept_keywords, models, model_tiers.
+    #[arg(long, value_name = "DIR", help_heading = "Question")]
+    satellites: Option<PathBuf>,
 
     /// Retrieval: number of passages shown to the generator.
     #[arg(long, default_value_t = 5, help_heading = "Retrieval")]
@@ -110,7 +115,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let code = match error.downcast_ref::<PipelineError>() {
-                Some(PipelineError::Parse(_)) => EXIT_BAD_INPUT,
+                Some(PipelineError::Parse(_) | PipelineError::Satellites(_)) => EXIT_BAD_INPUT,
                 _ => EXIT_FAILURE,
             };
             eprintln!("docintel: {error:#}");
@@ -157,6 +162,7 @@ fn generator_choice(args: &AskArgs) -> GeneratorChoice {
 fn ask(args: AskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
     options.generator = generator_choice(&args);
+    options.satellites_dir = args.satellites.clone();
     options.pages = args.pages;
     options.use_toc = !args.no_toc;
     options.out_dir = (!args.no_trace).then_some(args.out);
@@ -172,7 +178,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
 }
 
 fn parse(args: ParseArgs) -> anyhow::Result<()> {
-    let document = docintel::parse_pdf(&args.file).map_err(PipelineError::Parse)?;
+    let document = docintel::parse_file(&args.file).map_err(PipelineError::Parse)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &document)?;
@@ -250,6 +256,27 @@ fn render_document(document: &ParsedDocument) -> String {
         document.toc.len(),
         profile.doc_type.as_deref().unwrap_or("unknown"),
     );
+    if !profile.languages.is_empty() {
+        s.push_str(&format!("languages: {}\n", profile.languages.join(", ")));
+    }
+    let (figures, scanned) = docintel::vision_candidates(document);
+    if !figures.is_empty() || !scanned.is_empty() {
+        s.push_str(&format!("pages with figures: {figures:?}; scanned pages: {scanned:?}\n"));
+    }
+    if !document.toc.is_empty() {
+        s.push_str("TOC (level, pages, title, source):\n");
+        for entry in &document.toc {
+            s.push_str(&format!(
+                "{}{} p.{}-{} {} [{:?}]\n",
+                "  ".repeat(entry.level as usize),
+                entry.level,
+                entry.start_page,
+                entry.end_page,
+                entry.title,
+                entry.source
+            ));
+        }
+    }
     for d in &document.diagnostics {
         s.push_str(&format!("diagnostic: {}{}\n", d.page.map(|p| format!("p.{p}: ")).unwrap_or_default(), d.message));
     }

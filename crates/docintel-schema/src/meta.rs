@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::answer::Answer;
-use crate::question::{DecompositionPattern, ExecutionPlan};
+use crate::question::{ChunkStrategy, DecompositionPattern, ExecutionPlan};
 
 /// A pipeline step that did not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +37,20 @@ pub struct Meta {
     pub decomposition: DecompositionPattern,
     /// The activations the dispatcher decided.
     pub activations: ExecutionPlan,
+    /// The chunk strategy the question asked for (cascade result).
+    pub chunk_strategy: ChunkStrategy,
+    /// The model the cascade suggested.
+    pub suggested_model: String,
+    /// The concept matched in the concepts table.
+    pub matched_concept: Option<String>,
+    /// Why the question was judged ambiguous.
+    pub ambiguity_reason: Option<String>,
+    /// A clarifying question to offer the user.
+    pub suggested_clarification: Option<String>,
+    /// Self-contained rewrites used for retrieval (follow-ups).
+    pub retrieval_rewrites: Vec<String>,
+    /// Whether the parsed question came from the on-disk cache.
+    pub parsed_question_cached: bool,
     /// Steps skipped and why.
     pub skipped: Vec<SkippedStep>,
     /// Notes from the question parser.

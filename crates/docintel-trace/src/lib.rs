@@ -6,19 +6,21 @@
 //!
 //! ```text
 //! <out>/<document-stem>/questions/<question-prefix>-<hash>/
-//!     parsed_question.json   the ParsedQuestion
 //!     pipeline_trace.json    every recorded decision, in order
 //!     answer.json            the AskOutput (answer + _meta)
 //! ```
+//!
+//! (`parsed_question.json` sits in the same folder; the question brick writes
+//! it, with its cache key.)
 //!
 //! Writes are atomic (temporary file, then rename) and secrets never reach
 //! disk: keys named like credentials and strings shaped like API keys are
 //! redacted before anything is written.
 //!
 //! ```
-//! use docintel_trace::question_slug;
-//! let slug = question_slug("What is the total amount?");
-//! assert!(slug.starts_with("what-is-the-total-amount-"));
+//! use std::path::Path;
+//! let dir = docintel_trace::question_dir(Path::new("out"), Path::new("a/invoice.pdf"), "What is the total?");
+//! assert!(dir.starts_with("out/invoice/questions/what-is-the-total-"));
 //! ```
 
 #![warn(missing_docs)]
@@ -27,10 +29,10 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use docintel_schema::{AskOutput, ParsedQuestion, TraceEvent, TraceSink};
+use docintel_schema::slug::question_slug;
+use docintel_schema::{AskOutput, TraceEvent, TraceSink};
 use serde::Serialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 /// Collects trace events in memory, in order.
 #[derive(Debug, Default, Clone)]
@@ -84,42 +86,16 @@ impl std::error::Error for TraceError {
     }
 }
 
-/// A readable, collision-free folder name for a question: up to 48
-/// characters of its words, then 8 hex digits of its SHA-256.
-pub fn question_slug(question: &str) -> String {
-    let mut prefix = String::new();
-    for c in question.trim().chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            prefix.push(c);
-        } else if !prefix.ends_with('-') && !prefix.is_empty() {
-            prefix.push('-');
-        }
-        if prefix.chars().count() >= 48 {
-            break;
-        }
-    }
-    let prefix = prefix.trim_end_matches('-');
-    let digest = Sha256::digest(question.as_bytes());
-    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
-}
-
 /// The folder of one question's trace: `<out>/<document-stem>/questions/<slug>`.
 pub fn question_dir(out_root: &Path, document: &Path, question: &str) -> PathBuf {
     let stem = document.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".into());
     out_root.join(stem).join("questions").join(question_slug(question))
 }
 
-/// Writes `parsed_question.json`, `pipeline_trace.json` and `answer.json`
-/// into `dir` (created if needed), atomically and with secrets redacted.
-pub fn write_question_trace(
-    dir: &Path,
-    parsed: &ParsedQuestion,
-    events: &[TraceEvent],
-    output: &AskOutput,
-) -> Result<(), TraceError> {
+/// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if
+/// needed), atomically and with secrets redacted.
+pub fn write_question_trace(dir: &Path, events: &[TraceEvent], output: &AskOutput) -> Result<(), TraceError> {
     fs::create_dir_all(dir).map_err(|source| TraceError::Io { path: dir.to_owned(), source })?;
-    write_json_atomic(&dir.join("parsed_question.json"), parsed)?;
     let trace = json!({
         "question": output.question,
         "document": output.document,
@@ -183,16 +159,6 @@ pub fn redact(value: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slugs_are_readable_and_distinct() {
-        let a = question_slug("What is the total amount?");
-        let b = question_slug("What is the total amount ?");
-        assert!(a.starts_with("what-is-the-total-amount-"), "{a}");
-        assert_ne!(a, b);
-        assert_eq!(question_slug("???").len(), 8);
-        assert!(question_slug(&"word ".repeat(40)).len() <= 48 + 9);
-    }
 
     #[test]
     fn secrets_never_reach_disk() {

@@ -26,16 +26,16 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use docintel_schema as schema;
+pub use docintel_schema::QuestionParser;
 use docintel_schema::{
-    AskOutput, Generator, Meta, ParsedDocument, ParsedQuestion, QuestionParser, Retriever, Severity, SkippedStep,
-    TraceEvent, TraceSink,
+    AskOutput, Generator, Meta, ParsedDocument, ParsedQuestion, Retriever, Severity, SkippedStep, TraceEvent, TraceSink,
 };
 use docintel_trace::TraceRecorder;
 
 pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
-pub use docintel_parse::{ParseError, parse_pdf};
-pub use docintel_question::RuleParser;
+pub use docintel_parse::{ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, vision_candidates};
+pub use docintel_question::{RuleParser, SatelliteError, Satellites};
 pub use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
 
 /// Which generator answers: the closed set of implementations.
@@ -68,6 +68,9 @@ pub struct AskOptions {
     pub out_dir: Option<PathBuf>,
     /// Generation: which generator answers.
     pub generator: GeneratorChoice,
+    /// Question: a folder of satellite tables replacing the built-in ones
+    /// (answer types, concepts, concept keywords, models...).
+    pub satellites_dir: Option<PathBuf>,
 }
 
 impl AskOptions {
@@ -81,6 +84,7 @@ impl AskOptions {
             use_toc: true,
             out_dir: None,
             generator: GeneratorChoice::Extractive,
+            satellites_dir: None,
         }
     }
 }
@@ -101,6 +105,8 @@ pub enum PipelineError {
     },
     /// The trace could not be written.
     Trace(docintel_trace::TraceError),
+    /// The satellite tables given by the caller do not load.
+    Satellites(SatelliteError),
 }
 
 impl std::fmt::Display for PipelineError {
@@ -109,6 +115,7 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Parse(e) => write!(f, "{e}"),
             PipelineError::Brick { brick, .. } => write!(f, "the {brick} brick failed"),
             PipelineError::Trace(e) => write!(f, "{e}"),
+            PipelineError::Satellites(e) => write!(f, "{e}"),
         }
     }
 }
@@ -118,7 +125,7 @@ impl std::error::Error for PipelineError {
         match self {
             // Parse and trace errors are complete one-line messages (file and
             // cause); chaining them again would print the cause twice.
-            PipelineError::Parse(_) | PipelineError::Trace(_) => None,
+            PipelineError::Parse(_) | PipelineError::Trace(_) | PipelineError::Satellites(_) => None,
             PipelineError::Brick { source, .. } => Some(source.as_ref()),
         }
     }
@@ -146,17 +153,49 @@ pub struct QaRun {
 /// the trace when `options.out_dir` is set.
 pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
     let started = Instant::now();
-    let document = parse_pdf(path).map_err(PipelineError::Parse)?;
+    let document = parse_file(path).map_err(PipelineError::Parse)?;
     let parse_ms = started.elapsed().as_millis() as u64;
-    let mut run = answer_document(&document, question, options)?;
+    let parser = question_parser(options)?;
+
+    // Parse the question once per document profile: with an output folder,
+    // a record saved by an earlier run (same question, same profile, same
+    // parser) is reused.
+    let cached = match &options.out_dir {
+        Some(out) => docintel_question::load_parsed_question(out, path, &document.profile, question)
+            .ok()
+            .flatten()
+            .filter(|parsed| parsed.parser == parser.name()),
+        None => None,
+    };
+    let was_cached = cached.is_some();
+    let parsed = match cached {
+        Some(parsed) => parsed,
+        None => parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?,
+    };
+    if let (Some(out), false) = (&options.out_dir, was_cached) {
+        docintel_question::save_parsed_question(out, path, &document.profile, &parsed)
+            .map_err(|e| brick_error("question")(Box::new(e)))?;
+    }
+
+    let mut run = answer_parsed(&document, parsed, &parser.name(), options)?;
+    run.output.meta.parsed_question_cached = was_cached;
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
     if let Some(out_dir) = &options.out_dir {
         let dir = docintel_trace::question_dir(out_dir, path, question);
         run.output.meta.trace_dir = Some(dir.display().to_string());
-        docintel_trace::write_question_trace(&dir, &run.parsed_question, &run.events, &run.output)
-            .map_err(PipelineError::Trace)?;
+        docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(PipelineError::Trace)?;
     }
     Ok(run.output)
+}
+
+/// The question parser the options ask for (built-in or a folder of
+/// satellite tables).
+pub fn question_parser(options: &AskOptions) -> Result<RuleParser, PipelineError> {
+    let parser = RuleParser::new();
+    match &options.satellites_dir {
+        Some(dir) => Ok(parser.with_satellites(Satellites::from_dir(dir).map_err(PipelineError::Satellites)?)),
+        None => Ok(parser),
+    }
 }
 
 fn run_generator<G: Generator>(
@@ -177,16 +216,28 @@ pub fn answer_document(
     question: &str,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
+    let parser = question_parser(options)?;
+    let parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+    answer_parsed(document, parsed, &parser.name(), options)
+}
+
+/// Runs retrieval, generation and validation for an already parsed question,
+/// applying the caller's overrides on top of the dispatcher's decisions.
+pub fn answer_parsed(
+    document: &ParsedDocument,
+    mut parsed: ParsedQuestion,
+    parser_name: &str,
+    options: &AskOptions,
+) -> Result<QaRun, PipelineError> {
     let mut trace = TraceRecorder::new();
     let mut timings = BTreeMap::new();
     let mut implementations = BTreeMap::new();
+    implementations.insert("question".to_owned(), parser_name.to_owned());
+    let question = parsed.original_question.clone();
 
-    // Question brick: parse, then apply the caller's overrides on top of the
-    // dispatcher's decisions, noting each one.
+    // The caller's overrides go on top of the dispatcher's decisions, each
+    // noted.
     let clock = Instant::now();
-    let parser = RuleParser::new();
-    implementations.insert("question".to_owned(), parser.name());
-    let mut parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
     if let Some(pages) = &options.pages {
         parsed.retrieval.pages = pages.clone();
         parsed.structural_hints.pages_hint = pages.clone();
@@ -263,6 +314,13 @@ pub fn answer_document(
         docintel_version: env!("CARGO_PKG_VERSION").to_owned(),
         decomposition: parsed.decomposition.pattern,
         activations: parsed.activations.clone(),
+        chunk_strategy: parsed.chunk_strategy,
+        suggested_model: parsed.suggested_model.clone(),
+        matched_concept: parsed.matched_concept.clone(),
+        ambiguity_reason: parsed.ambiguity_reason.clone(),
+        suggested_clarification: parsed.suggested_clarification.clone(),
+        retrieval_rewrites: parsed.retrieval.rewrites.clone(),
+        parsed_question_cached: false,
         skipped,
         parsing_notes: parsed.parsing_notes.clone(),
         retrieval_notes: retrieval.notes.clone(),
@@ -295,12 +353,7 @@ pub fn answer_document(
         citation_problems: problems,
         trace_dir: None,
     };
-    let output = AskOutput {
-        question: question.to_owned(),
-        document: document.source.clone(),
-        answer: generation.answer,
-        citations_verified,
-        meta,
-    };
+    let output =
+        AskOutput { question, document: document.source.clone(), answer: generation.answer, citations_verified, meta };
     Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
 }

@@ -121,6 +121,66 @@ fn the_trace_is_written_per_question() {
 fn bad_input_is_an_error_naming_the_file() {
     let missing = pdf_qa(&fixture("nope.pdf"), "What?", &AskOptions::new(5)).unwrap_err();
     assert!(missing.to_string().contains("nope.pdf"), "{missing}");
-    let not_pdf = pdf_qa(&fixture("AmazonWebServices.json"), "What?", &AskOptions::new(5)).unwrap_err();
-    assert!(not_pdf.to_string().contains("AmazonWebServices.json"), "{not_pdf}");
+    let dir = std::env::temp_dir().join(format!("docintel-facade-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binary = dir.join("scan.bin");
+    std::fs::write(&binary, [0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe]).unwrap();
+    let unsupported = pdf_qa(&binary, "What?", &AskOptions::new(5)).unwrap_err();
+    assert!(unsupported.to_string().contains("scan.bin"), "{unsupported}");
+    let fake_pdf = dir.join("fake.pdf");
+    std::fs::write(&fake_pdf, "plain words").unwrap();
+    let not_pdf = pdf_qa(&fake_pdf, "What?", &AskOptions::new(5)).unwrap_err();
+    assert!(not_pdf.to_string().contains("fake.pdf: not a PDF"), "{not_pdf}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_second_ask_reuses_the_persisted_parsed_question() {
+    let out = std::env::temp_dir().join(format!("docintel-facade-cache-{}", std::process::id()));
+    let mut options = AskOptions::new(5);
+    options.out_dir = Some(out.clone());
+    let pdf = fixture("NetpresseInvoice.pdf");
+    let first = pdf_qa(&pdf, "What is the invoice date?", &options).unwrap();
+    let second = pdf_qa(&pdf, "What is the invoice date?", &options).unwrap();
+    assert!(!first.meta.parsed_question_cached);
+    assert!(second.meta.parsed_question_cached);
+    assert_eq!(first.answer, second.answer);
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn plain_text_documents_answer_too() {
+    let dir = std::env::temp_dir().join(format!("docintel-facade-txt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let txt = dir.join("receipt.txt");
+    std::fs::write(&txt, "Receipt 2041\nDate: 12 March 2024\n\nSubtotal: 10.00 EUR\nTotal amount: 12.50 EUR\n")
+        .unwrap();
+    let output = pdf_qa(&txt, "What is the total amount?", &AskOptions::new(5)).unwrap();
+    assert!(output.citations_verified);
+    match &output.answer.items[0].value {
+        AnswerValue::Amount(a) => assert_eq!((a.value, a.currency.as_deref()), (12.5, Some("EUR"))),
+        other => panic!("{other:?}"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_satellite_tables_are_an_error_naming_the_file() {
+    let dir = std::env::temp_dir().join(format!("docintel-facade-sat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("models.csv"), "this,is,not,the,header\n").unwrap();
+    let mut options = AskOptions::new(5);
+    options.satellites_dir = Some(dir.clone());
+    let error = pdf_qa(&fixture("saeco.pdf"), "What is the total amount?", &options).unwrap_err();
+    assert!(error.to_string().contains("models.csv"), "{error}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn meta_carries_the_question_decisions() {
+    let output = ask("AmazonWebServices.pdf", "What is the total amount?");
+    let meta = &output.meta;
+    assert_eq!(meta.matched_concept.as_deref(), Some("total_amount"));
+    assert!(!meta.suggested_model.is_empty());
+    assert!(meta.parsing_notes.iter().any(|n| n.starts_with("defaults:")), "{:?}", meta.parsing_notes);
 }
