@@ -196,6 +196,25 @@ fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<
     Ok(())
 }
 
+/// The per-task CSV: deterministic (no timings), so it can be committed and
+/// diffed like a snapshot.
+fn csv_text(rows: &[Row]) -> String {
+    let mut out = String::from("set,task,field,expected,got,correct,citations_verified\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            r.set,
+            r.task,
+            r.field,
+            quote(&r.expected),
+            quote(&r.got),
+            r.correct,
+            r.citations_verified
+        ));
+    }
+    out
+}
+
 fn first_value(output: &AskOutput) -> Option<AnswerValue> {
     output.answer.items.first().map(|item| item.value.clone())
 }
@@ -215,4 +234,39 @@ fn truncate(text: &str, n: usize) -> String {
 
 fn quote(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The project's own gold set runs in every `cargo test`; its per-task
+    /// results are committed in `fixtures/eval/invoices.csv` and any change,
+    /// better or worse, shows up as a diff to review. Regenerate with
+    /// `cargo xtask eval --csv fixtures/eval/invoices.csv`.
+    #[test]
+    fn project_eval_matches_the_committed_csv() {
+        let root = crate::tidy::project_root();
+        let mut rows = Vec::new();
+        let mut failures = Vec::new();
+        eval_invoices("fixtures/invoices", &root.join("fixtures/invoices"), &mut rows, &mut failures).unwrap();
+        assert!(failures.is_empty(), "{failures:?}");
+        let expected = std::fs::read_to_string(root.join("fixtures/eval/invoices.csv")).unwrap();
+        let got = csv_text(&rows);
+        if got != expected {
+            let diff: Vec<String> = expected
+                .lines()
+                .zip(got.lines())
+                .filter(|(a, b)| a != b)
+                .map(|(a, b)| format!("- {a}\n+ {b}"))
+                .collect();
+            panic!(
+                "eval results changed (regenerate with `cargo xtask eval --csv fixtures/eval/invoices.csv` if intended):\n{}\n(lines: {} expected, {} now)",
+                diff.join("\n"),
+                expected.lines().count(),
+                got.lines().count()
+            );
+        }
+        assert!(rows.iter().all(|r| r.citations_verified), "every citation of the gold set verifies");
+    }
 }
