@@ -92,21 +92,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         println!("error: {failure}");
     }
     if let Some(csv) = csv {
-        let mut out = String::from("set,task,field,expected,got,correct,citations_verified\n");
-        for r in &rows {
-            writeln!(
-                out,
-                "{},{},{},{},{},{},{}",
-                r.set,
-                r.task,
-                r.field,
-                quote(&r.expected),
-                quote(&r.got),
-                r.correct,
-                r.citations_verified
-            )?;
-        }
-        std::fs::write(&csv, out).with_context(|| format!("cannot write {}", csv.display()))?;
+        std::fs::write(&csv, csv_text(&rows)).with_context(|| format!("cannot write {}", csv.display()))?;
     }
     let accuracy = total_correct as f64 / rows.len().max(1) as f64;
     println!("overall accuracy {:.3} ({total_correct}/{})", accuracy, rows.len());
