@@ -6,20 +6,49 @@
 //! variables.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use docintel::schema::{AnswerValue, AskOutput, ParsedDocument};
-use docintel::{ApiKey, AskOptions, GeneratorChoice, OpenAiConfig, PipelineError};
+use docintel::schema::{AnswerValue, AskOutput, BBox, DocumentFormat, ParsedDocument};
+use docintel::{ApiKey, AskOptions, GeneratorChoice, HighlightError, OpenAiConfig, PipelineError, TraceError};
 
 /// Exit code for bad input (missing file, not a PDF, encrypted, broken).
 const EXIT_BAD_INPUT: u8 = 3;
 /// Exit code for an internal failure (a bug, or a trace that cannot be written).
 const EXIT_FAILURE: u8 = 1;
+/// Exit code for a usage error (clap's own errors exit with it too).
+const EXIT_USAGE: u8 = 2;
+
+const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  answered (an honest \"not found\" is an answer), or the command succeeded
+  1  internal failure (a bug, a trace or output file that cannot be written)
+  2  usage error (bad arguments, --highlight on a non-PDF input)
+  3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder)
+
+Logging: RUST_LOG (e.g. RUST_LOG=debug or RUST_LOG=docintel=info) filters the
+logs, which always go to stderr; stdout carries only the requested output.";
+
+/// A usage error found after argument parsing (exit code 2).
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 #[derive(Parser)]
-#[command(name = "docintel", version, about = "Grounded, typed answers about documents, with line-level citations")]
+#[command(
+    name = "docintel",
+    version,
+    about = "Grounded, typed answers about documents, with line-level citations",
+    after_help = EXIT_CODES_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,6 +60,25 @@ enum Command {
     Ask(AskArgs),
     /// Parse a document (PDF, TXT, Markdown) and print its profile, TOC and line table.
     Parse(ParseArgs),
+    /// Read a stored audit trail.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Print the decision path of one question folder
+    /// (`<out>/<document>/questions/<question>-<hash>/`).
+    Show(TraceShowArgs),
+}
+
+#[derive(Args)]
+struct TraceShowArgs {
+    /// The question folder (holds parsed_question.json, pipeline_trace.json, answer.json).
+    dir: PathBuf,
+    /// Print exactly one JSON summary object on stdout.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -69,6 +117,10 @@ struct AskArgs {
     /// endpoint is configured.
     #[arg(long, help_heading = "Generation")]
     offline: bool,
+    /// Generation: write a copy of the PDF with the cited lines highlighted
+    /// (one highlight annotation per cited line, the quote as its note).
+    #[arg(long, value_name = "OUT.pdf", help_heading = "Generation")]
+    highlight: Option<PathBuf>,
 
     /// Pipeline: folder for the per-question audit trail.
     #[arg(long, default_value = "docintel-out", help_heading = "Pipeline")]
@@ -98,6 +150,7 @@ fn main() -> ExitCode {
     let outcome = std::panic::catch_unwind(|| match cli.command {
         Command::Ask(args) => ask(args),
         Command::Parse(args) => parse(args),
+        Command::Trace(TraceCommand::Show(args)) => trace_show(args),
     });
     let result = match outcome {
         Ok(result) => result,
@@ -114,13 +167,33 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let code = match error.downcast_ref::<PipelineError>() {
-                Some(PipelineError::Parse(_) | PipelineError::Satellites(_)) => EXIT_BAD_INPUT,
-                _ => EXIT_FAILURE,
-            };
+            let code = exit_code(&error);
             eprintln!("docintel: {error:#}");
             ExitCode::from(code)
         }
+    }
+}
+
+/// The exit code for a failure (see `EXIT_CODES_HELP`).
+fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.downcast_ref::<UsageError>().is_some() {
+        return EXIT_USAGE;
+    }
+    if let Some(error) = error.downcast_ref::<PipelineError>() {
+        return match error {
+            PipelineError::Parse(_) | PipelineError::Satellites(_) => EXIT_BAD_INPUT,
+            _ => EXIT_FAILURE,
+        };
+    }
+    if let Some(error) = error.downcast_ref::<TraceError>() {
+        return match error {
+            TraceError::Missing { .. } | TraceError::Corrupt { .. } => EXIT_BAD_INPUT,
+            _ => EXIT_FAILURE,
+        };
+    }
+    match error.downcast_ref::<HighlightError>() {
+        Some(HighlightError::Read { .. } | HighlightError::Encrypted { .. }) => EXIT_BAD_INPUT,
+        _ => EXIT_FAILURE,
     }
 }
 
@@ -166,13 +239,68 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.pages = args.pages;
     options.use_toc = !args.no_toc;
     options.out_dir = (!args.no_trace).then_some(args.out);
-    let output = docintel::pdf_qa(&args.file, &args.question, &options)?;
+    let (output, document) = docintel::pdf_qa_with_document(&args.file, &args.question, &options)?;
+    let highlighted = match &args.highlight {
+        Some(target) => Some((target, highlight(&args.file, target, &output, &document)?)),
+        None => None,
+    };
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &output)?;
         writeln!(stdout)?;
     } else {
         write!(stdout, "{}", render_answer(&output))?;
+        if let Some((target, n)) = highlighted {
+            writeln!(stdout, "highlighted {n} cited line(s) in {}", target.display())?;
+        }
+    }
+    Ok(())
+}
+
+/// The boxes to highlight: every line of every cited span, once, with the
+/// span's quote as the note. Spans whose lines are not on the cited page are
+/// left out (verification already flagged them).
+fn cited_boxes(output: &AskOutput, document: &ParsedDocument) -> Vec<(u32, BBox, String)> {
+    let mut boxes: Vec<(u32, BBox, String)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for span in output.answer.items.iter().flat_map(|item| &item.spans) {
+        for line_id in span.line_start..=span.line_end {
+            let Some(line) = line_id.checked_sub(1).and_then(|i| document.lines.get(i as usize)) else { continue };
+            if line.page == span.page && seen.insert(line_id) {
+                boxes.push((line.page, line.bbox, span.quote.clone()));
+            }
+        }
+    }
+    boxes
+}
+
+/// Writes the highlighted copy; returns the number of lines highlighted.
+fn highlight(input: &Path, target: &Path, output: &AskOutput, document: &ParsedDocument) -> anyhow::Result<usize> {
+    if document.profile.format != DocumentFormat::Pdf {
+        return Err(UsageError(format!("--highlight needs a PDF input; {} is not one", input.display())).into());
+    }
+    let boxes = cited_boxes(output, document);
+    if boxes.is_empty() {
+        tracing::warn!("no cited line to highlight; {} is an unmarked copy", target.display());
+    }
+    let added = docintel::highlight_pdf(input, target, &boxes)?;
+    if added < boxes.len() {
+        tracing::warn!(
+            "{} cited line(s) not highlighted: their box is not on the page (a page the parser mirrored?)",
+            boxes.len() - added
+        );
+    }
+    Ok(added)
+}
+
+fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {
+    let trace = docintel::load_question_trace(&args.dir)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &docintel::trace::summary(&trace))?;
+        writeln!(stdout)?;
+    } else {
+        write!(stdout, "{}", docintel::trace::render(&trace))?;
     }
     Ok(())
 }

@@ -195,3 +195,170 @@ fn offline_flag_wins_over_a_configured_endpoint() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["answer"]["extraction_method"], "extractive");
 }
+
+/// A fresh temporary folder for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("docintel-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The one question folder under `out`.
+fn question_folder(out: &std::path::Path) -> PathBuf {
+    let questions = out.join("AmazonWebServices/questions");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&questions).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs.pop().unwrap()
+}
+
+#[test]
+fn trace_show_prints_the_decision_path_of_a_real_run() {
+    let out = temp_dir("trace-show");
+    let pdf = fixture("AmazonWebServices.pdf");
+    let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out.to_str().unwrap()]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    let folder = question_folder(&out);
+    let answer: Value = serde_json::from_slice(&std::fs::read(folder.join("answer.json")).unwrap()).unwrap();
+    let quote = answer["answer"]["items"][0]["spans"][0]["quote"].as_str().unwrap().to_owned();
+
+    let show = docintel(&["trace", "show", folder.to_str().unwrap()]);
+    assert!(show.status.success(), "{}", String::from_utf8_lossy(&show.stderr));
+    let text = String::from_utf8(show.stdout).unwrap();
+    for needle in [
+        "question: What is the total amount?",
+        "type amount · shape single",
+        "direct (2): total, amount",
+        "expert_dictionary (",
+        "note: ",
+        "[keyword_search] p.1 l.",
+        "strategy sequential · exit sufficient · iterations 1",
+        "citations verified",
+        "4.11 USD",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    assert!(text.contains(&format!(": \"{quote}\"")), "the cited quote is shown:\n{text}");
+
+    let json = docintel(&["trace", "show", folder.to_str().unwrap(), "--json"]);
+    assert!(json.status.success());
+    let summary: Value = serde_json::from_slice(&json.stdout).expect("stdout is one JSON object");
+    assert_eq!(summary["question"], "What is the total amount?");
+    assert_eq!(summary["parse"]["answer_type"], "amount");
+    assert_eq!(summary["parse"]["keywords_by_source"]["direct"], serde_json::json!(["total", "amount"]));
+    assert_eq!(summary["generation"]["exit"], "sufficient");
+    assert_eq!(summary["validation"]["citations_verified"], true);
+    assert_eq!(summary["answer"], answer["answer"]);
+    let passages = summary["retrieval"]["passages"].as_array().unwrap();
+    assert!(!passages.is_empty() && passages.iter().all(|p| p["page"] == 1 && p["line_start"].is_u64()));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn trace_show_names_the_folder_and_the_missing_files() {
+    let dir = temp_dir("trace-missing");
+    let out = docintel(&["trace", "show", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
+    assert!(stderr.contains("pipeline_trace.json") && stderr.contains("answer.json"), "{stderr}");
+    let gone = dir.join("nope");
+    let out = docintel(&["trace", "show", gone.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("nope"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn llm_responses_are_logged_keyed_by_id_without_the_api_key() {
+    const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let key = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
+    let out = temp_dir("llm-log");
+    let pdf = fixture("AmazonWebServices.pdf");
+    // Two runs of the same question: the log is appended to, never rewritten.
+    for run in 1..=2 {
+        let (base, server) = mock_openai(ANSWER, 1);
+        let ask = Command::new(env!("CARGO_BIN_EXE_docintel"))
+            .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"])
+            .args(["--out", out.to_str().unwrap()])
+            .env("DOCINTEL_LLM_BASE_URL", &base)
+            .env("DOCINTEL_LLM_MODEL", "mock-model")
+            .env("OPENAI_API_KEY", key)
+            .output()
+            .unwrap();
+        assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+        server.join().unwrap();
+        let folder = question_folder(&out);
+        let log = std::fs::read_to_string(folder.join("llm_responses.jsonl")).unwrap();
+        let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), run, "{log}");
+        for line in &lines {
+            assert_eq!(line["response_id"], "chatcmpl-1");
+            assert_eq!(line["detail"]["raw"]["model"], "mock-model", "the raw response is kept");
+        }
+    }
+    let folder = question_folder(&out);
+    for file in std::fs::read_dir(&folder).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        assert!(!text.contains("abcdefghijklmnopqrstuvwxyz"), "the API key reached the trace");
+    }
+    let show = docintel(&["trace", "show", folder.to_str().unwrap()]);
+    let text = String::from_utf8(show.stdout).unwrap();
+    assert!(text.contains("llm response chatcmpl-1") && text.contains("model mock-model"), "{text}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn highlight_writes_a_pdf_copy_with_the_cited_line_annotated() {
+    let dir = temp_dir("highlight");
+    let pdf = fixture("AmazonWebServices.pdf");
+    let target = dir.join("highlighted.pdf");
+    let out = docintel(&[
+        "ask",
+        pdf.to_str().unwrap(),
+        "What is the total amount?",
+        "--json",
+        "--no-trace",
+        "--highlight",
+        target.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let _: Value = serde_json::from_slice(&out.stdout).expect("--json stays one object with --highlight");
+    let bytes = std::fs::read(&target).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains("/Highlight") && text.contains("/QuadPoints"), "no highlight annotation written");
+    assert!(text.contains("($4.11)"), "the quote is the annotation's note");
+    // The copy is still the same document.
+    let line_count = |path: &std::path::Path| {
+        let out = docintel(&["parse", path.to_str().unwrap(), "--json"]);
+        assert!(out.status.success());
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["lines"].as_array().unwrap().len()
+    };
+    assert_eq!(line_count(&target), line_count(&pdf));
+
+    // Highlighting needs a PDF: a text input is a usage error.
+    let txt = dir.join("notes.txt");
+    std::fs::write(&txt, "The total amount is 12.00 EUR.\n").unwrap();
+    let out = docintel(&[
+        "ask",
+        txt.to_str().unwrap(),
+        "What is the total amount?",
+        "--no-trace",
+        "--highlight",
+        dir.join("x.pdf").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    let out = docintel(&["--help"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    for code in ["0  answered", "1  internal", "2  usage", "3  bad input", "RUST_LOG"] {
+        assert!(text.contains(code), "{code} missing from --help:\n{text}");
+    }
+}

@@ -38,12 +38,14 @@ mod chunk;
 mod collect;
 mod figures;
 mod headings;
+mod highlight;
 mod lang;
 mod objects;
 mod textdoc;
 mod toc;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
+pub use highlight::{HighlightError, highlight_pdf};
 pub use textdoc::parse_file;
 
 use std::collections::HashMap;

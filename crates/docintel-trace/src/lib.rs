@@ -8,6 +8,8 @@
 //! <out>/<document-stem>/questions/<question-prefix>-<hash>/
 //!     pipeline_trace.json    every recorded decision, in order
 //!     answer.json            the AskOutput (answer + _meta)
+//!     llm_responses.jsonl    every raw LLM response, one JSON object a line,
+//!                            append-only, keyed by response (and request) id
 //! ```
 //!
 //! (`parsed_question.json` sits in the same folder; the question brick writes
@@ -15,15 +17,26 @@
 //!
 //! Writes are atomic (temporary file, then rename) and secrets never reach
 //! disk: keys named like credentials and strings shaped like API keys are
-//! redacted before anything is written.
+//! redacted before anything is written. `llm_responses.jsonl` is the one
+//! append-only file: it is opened in append mode and each line goes out in a
+//! single `write_all`, so runs add to it and never rewrite it.
+//!
+//! [`load_question_trace`] reads a question folder back and [`render`] /
+//! [`summary`] print its decision path (`docintel trace show`).
 //!
 //! ```
 //! use std::path::Path;
 //! let dir = docintel_trace::question_dir(Path::new("out"), Path::new("a/invoice.pdf"), "What is the total?");
-//! assert!(dir.starts_with("out/invoice/questions/what-is-the-total-"));
+//! assert!(dir.to_string_lossy().starts_with("out/invoice/questions/what-is-the-total-"));
 //! ```
 
 #![warn(missing_docs)]
+
+mod show;
+
+pub use show::{
+    ANSWER_FILE, PARSED_QUESTION_FILE, PIPELINE_TRACE_FILE, QuestionTrace, load_question_trace, render, summary,
+};
 
 use std::fs;
 use std::io::Write;
@@ -68,12 +81,33 @@ pub enum TraceError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A question folder lacks files a trace always has.
+    Missing {
+        /// The folder read.
+        dir: PathBuf,
+        /// The files that are not there (empty: the folder itself is not).
+        files: Vec<String>,
+    },
+    /// A trace file is not what it should be (not JSON, wrong shape).
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for TraceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            TraceError::Io { path, source } => write!(f, "{}: cannot write trace: {source}", path.display()),
+            TraceError::Io { path, source } => write!(f, "{}: trace I/O error: {source}", path.display()),
+            TraceError::Missing { dir, files } if files.is_empty() => {
+                write!(f, "{}: no such question trace folder", dir.display())
+            }
+            TraceError::Missing { dir, files } => {
+                write!(f, "{}: not a question trace folder (missing {})", dir.display(), files.join(", "))
+            }
+            TraceError::Corrupt { path, message } => write!(f, "{}: unreadable trace file: {message}", path.display()),
         }
     }
 }
@@ -82,6 +116,7 @@ impl std::error::Error for TraceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             TraceError::Io { source, .. } => Some(source),
+            TraceError::Missing { .. } | TraceError::Corrupt { .. } => None,
         }
     }
 }
@@ -93,7 +128,9 @@ pub fn question_dir(out_root: &Path, document: &Path, question: &str) -> PathBuf
 }
 
 /// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if
-/// needed), atomically and with secrets redacted.
+/// needed), atomically and with secrets redacted, and appends every
+/// `llm_response` event to `llm_responses.jsonl` (see
+/// [`append_llm_responses`]).
 pub fn write_question_trace(dir: &Path, events: &[TraceEvent], output: &AskOutput) -> Result<(), TraceError> {
     fs::create_dir_all(dir).map_err(|source| TraceError::Io { path: dir.to_owned(), source })?;
     let trace = json!({
@@ -101,8 +138,57 @@ pub fn write_question_trace(dir: &Path, events: &[TraceEvent], output: &AskOutpu
         "document": output.document,
         "events": events,
     });
-    write_json_atomic(&dir.join("pipeline_trace.json"), &trace)?;
-    write_json_atomic(&dir.join("answer.json"), output)
+    write_json_atomic(&dir.join(PIPELINE_TRACE_FILE), &trace)?;
+    append_llm_responses(dir, events)?;
+    write_json_atomic(&dir.join(ANSWER_FILE), output)
+}
+
+/// The append-only log of raw LLM responses inside a question folder.
+pub const LLM_RESPONSES_FILE: &str = "llm_responses.jsonl";
+
+/// The trace step under which a generator records a raw LLM response.
+pub const LLM_RESPONSE_STEP: &str = "llm_response";
+
+/// Appends each `llm_response` event of `events` to `dir/llm_responses.jsonl`
+/// as one redacted JSON line: `{"response_id", "request_id", "recorded_at",
+/// "brick", "step", "detail"}`, the detail (with the verbatim `raw`
+/// response) unchanged but for redaction. The response id is the provider's
+/// (`detail.raw.id`); the request id is `detail.request_id`, or the
+/// provider's `raw.request_id`, when either is present. The file is opened
+/// in append mode and each line is written with one `write_all`, so
+/// concurrent or repeated runs add lines and never rewrite earlier ones.
+/// Returns the number of lines appended (no file is created for none).
+pub fn append_llm_responses(dir: &Path, events: &[TraceEvent]) -> Result<usize, TraceError> {
+    let responses: Vec<&TraceEvent> = events.iter().filter(|e| e.step == LLM_RESPONSE_STEP).collect();
+    if responses.is_empty() {
+        return Ok(0);
+    }
+    let path = dir.join(LLM_RESPONSES_FILE);
+    let io = |source| TraceError::Io { path: path.clone(), source };
+    let recorded_at =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let mut file = fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+    for event in &responses {
+        let detail = &event.detail;
+        let raw = detail.get("raw");
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        let response_id = text(raw.and_then(|r| r.get("id"))).or_else(|| text(detail.get("response_id")));
+        let request_id = text(detail.get("request_id")).or_else(|| text(raw.and_then(|r| r.get("request_id"))));
+        let mut line = json!({
+            "response_id": response_id,
+            "request_id": request_id,
+            "recorded_at": recorded_at,
+            "brick": event.brick,
+            "step": event.step,
+            "detail": detail,
+        });
+        redact(&mut line);
+        let mut bytes = serde_json::to_vec(&line).map_err(|e| io(std::io::Error::other(e)))?;
+        bytes.push(b'\n');
+        file.write_all(&bytes).map_err(io)?;
+    }
+    file.sync_all().map_err(io)?;
+    Ok(responses.len())
 }
 
 /// Serialises `value` (redacted) to `path` through a temporary file and a
@@ -189,6 +275,72 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn llm_event(id: &str, key: &str) -> TraceEvent {
+        TraceEvent {
+            brick: "generate".into(),
+            step: LLM_RESPONSE_STEP.into(),
+            detail: json!({
+                "call": 1,
+                "request_id": format!("req-{id}"),
+                "raw": {
+                    "id": id,
+                    "model": "gpt-4.1-mini",
+                    "choices": [{"message": {"content": "{\"items\": []}"}, "finish_reason": "stop"}],
+                    "echo": {"Authorization": format!("Bearer {key}")},
+                    "leaked": key,
+                },
+            }),
+        }
+    }
+
+    #[test]
+    fn llm_responses_are_appended_one_line_each_keyed_and_redacted() {
+        let dir = std::env::temp_dir().join(format!("docintel-trace-llm-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let key = "sk-proj-abcdefghijklmnopqrstuvwx";
+        let other = TraceEvent { brick: "retrieve".into(), step: "keyword_search".into(), detail: json!({}) };
+        let first = [llm_event("chatcmpl-1", key), other.clone(), llm_event("chatcmpl-2", key)];
+        assert_eq!(append_llm_responses(&dir, &first).unwrap(), 2);
+        // A second run appends; it never rewrites what is there.
+        let before = fs::read_to_string(dir.join(LLM_RESPONSES_FILE)).unwrap();
+        assert_eq!(append_llm_responses(&dir, &[llm_event("chatcmpl-3", key)]).unwrap(), 1);
+        let after = fs::read_to_string(dir.join(LLM_RESPONSES_FILE)).unwrap();
+        assert!(after.starts_with(&before));
+        let lines: Vec<Value> = after.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let ids: Vec<&str> = lines.iter().map(|l| l["response_id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["chatcmpl-1", "chatcmpl-2", "chatcmpl-3"]);
+        assert_eq!(lines[0]["request_id"], "req-chatcmpl-1");
+        // The raw response is kept verbatim apart from credentials.
+        assert_eq!(lines[1]["detail"]["raw"]["choices"][0]["finish_reason"], "stop");
+        assert!(!after.contains("abcdefghijklmnop"), "{after}");
+        assert_eq!(lines[0]["detail"]["raw"]["echo"]["Authorization"], "[redacted]");
+        // No LLM event, no file.
+        let empty = dir.join("offline");
+        fs::create_dir_all(&empty).unwrap();
+        assert_eq!(append_llm_responses(&empty, &[other]).unwrap(), 0);
+        assert!(!empty.join(LLM_RESPONSES_FILE).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn loading_a_folder_without_trace_files_names_the_folder_and_the_files() {
+        let dir = std::env::temp_dir().join(format!("docintel-trace-missing-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join(ANSWER_FILE), "{}").unwrap();
+        let error = load_question_trace(&dir).unwrap_err().to_string();
+        assert!(error.contains(&dir.display().to_string()), "{error}");
+        assert!(error.contains(PARSED_QUESTION_FILE) && error.contains(PIPELINE_TRACE_FILE), "{error}");
+        assert!(!error.contains("missing answer.json") && !error.contains(", answer.json"), "{error}");
+        // All present but not what they should be: the file is named.
+        fs::write(dir.join(PARSED_QUESTION_FILE), "not json").unwrap();
+        fs::write(dir.join(PIPELINE_TRACE_FILE), "{\"events\": []}").unwrap();
+        let error = load_question_trace(&dir).unwrap_err();
+        assert!(matches!(&error, TraceError::Corrupt { path, .. } if path.ends_with(PARSED_QUESTION_FILE)), "{error}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -152,6 +152,16 @@ pub struct QaRun {
 /// offline extractive one by default); verifies the citations, and writes
 /// the trace when `options.out_dir` is set.
 pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
+    pdf_qa_with_document(path, question, options).map(|(output, _)| output)
+}
+
+/// [`pdf_qa`], also returning the parsed document (its line table carries
+/// the boxes `docintel ask --highlight` draws).
+pub fn pdf_qa_with_document(
+    path: &Path,
+    question: &str,
+    options: &AskOptions,
+) -> Result<(AskOutput, ParsedDocument), PipelineError> {
     let started = Instant::now();
     let document = parse_file(path).map_err(PipelineError::Parse)?;
     let parse_ms = started.elapsed().as_millis() as u64;
@@ -185,7 +195,7 @@ pub fn pdf_qa(path: &Path, question: &str, options: &AskOptions) -> Result<AskOu
         run.output.meta.trace_dir = Some(dir.display().to_string());
         docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(PipelineError::Trace)?;
     }
-    Ok(run.output)
+    Ok((run.output, document))
 }
 
 /// The question parser the options ask for (built-in or a folder of
@@ -356,4 +366,17 @@ pub fn answer_parsed(
     let output =
         AskOutput { question, document: document.source.clone(), answer: generation.answer, citations_verified, meta };
     Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
+}
+
+// ---------------------------------------------------------------------------
+// Audit trail and highlighting for the CLI (issue 7, added by the trace/CLI
+// session): re-exports only, so `docintel-cli` keeps depending on the facade
+// alone. `pdf_qa_with_document` above is the other addition.
+// ---------------------------------------------------------------------------
+
+pub use docintel_parse::{HighlightError, highlight_pdf};
+pub use docintel_trace::{QuestionTrace, TraceError, load_question_trace};
+/// Reading a stored question folder back (`docintel trace show`).
+pub mod trace {
+    pub use docintel_trace::{render, summary};
 }
