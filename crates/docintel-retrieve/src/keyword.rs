@@ -1,13 +1,21 @@
-//! Lexical retrieval over the line table.
+//! Lexical retrieval over the line table, and the retrieval pipeline around
+//! it: pages hint, TOC routing (with fallback), first search, relevance floor
+//! (nearest passage always kept), coverage second pass, answer context,
+//! reserve.
 
 use std::collections::BTreeSet;
 
 use docintel_schema::text::normalize;
 use docintel_schema::{
-    KeywordSource, ParsedDocument, ParsedQuestion, Passage, Retrieval, Retriever, TraceEvent, TraceSink, ValueKind,
+    KeywordSource, ParsedDocument, ParsedQuestion, Passage, Retrieval, Retriever, Router, TraceEvent, TraceSink,
+    ValueKind,
 };
 use regex::Regex;
 use serde_json::json;
+
+use crate::context::expand_context;
+use crate::coverage::{self, CoverageCheck};
+use crate::toc::{self, KeywordRouter, RoutingConfig};
 
 /// Knobs of the keyword retriever. No `Default`: the caller (CLI, facade)
 /// chooses the values.
@@ -22,7 +30,7 @@ pub struct RetrieveConfig {
 }
 
 /// Why retrieval failed. Retrieval over a well-formed document does not fail;
-/// an error means the question carried an unusable regex.
+/// an error means the question carried an unusable regex or the router failed.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RetrieveError {
@@ -33,12 +41,15 @@ pub enum RetrieveError {
         /// The regex error.
         source: regex::Error,
     },
+    /// The TOC router failed (an LLM router's transport, for instance).
+    Router(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl std::fmt::Display for RetrieveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RetrieveError::BadRegex { pattern, .. } => write!(f, "keyword regex {pattern:?} does not compile"),
+            RetrieveError::Router(_) => write!(f, "the TOC router failed"),
         }
     }
 }
@@ -47,6 +58,7 @@ impl std::error::Error for RetrieveError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RetrieveError::BadRegex { source, .. } => Some(source),
+            RetrieveError::Router(source) => Some(source.as_ref()),
         }
     }
 }
@@ -55,27 +67,57 @@ impl std::error::Error for RetrieveError {
 #[derive(Debug, Clone)]
 pub struct KeywordRetriever {
     config: RetrieveConfig,
+    routing: RoutingConfig,
+    floor: f64,
 }
 
+/// A passage scoring below this share of the best one is dropped from the
+/// passages shown (it stays in the reserve) unless it is pinned.
+pub const RELEVANCE_FLOOR: f64 = 0.25;
+
+/// A keyword on more than half the lines in scope tells lines apart no better
+/// than chance: `ln(1 + 1)` is the IDF of a keyword on exactly half of them.
+const BASELINE_IDF: f64 = std::f64::consts::LN_2;
+
+/// Under this many lines in scope, document frequencies say nothing about
+/// chance and the baseline rule is not applied.
+const BASELINE_MIN_LINES: usize = 20;
+
 /// A keyword prepared for matching.
-enum Matcher {
+#[derive(Clone)]
+pub(crate) enum Matcher {
     Text(String),
     Regex(Regex),
 }
 
-struct PreparedKeyword {
-    label: String,
-    weight: f64,
-    pinning: bool,
+/// A question keyword ready to match normalized lines.
+#[derive(Clone)]
+pub(crate) struct PreparedKeyword {
+    /// The keyword as the question carries it.
+    pub(crate) label: String,
+    /// Its weight.
+    pub(crate) weight: f64,
+    /// Whether it is an exact identifier (pins its passage).
+    pub(crate) pinning: bool,
+    /// The concept group it counts for (dictionary synonyms share one).
+    pub(crate) group: String,
+    /// Whether it is salient for the coverage check (direct or anchor).
+    pub(crate) salient: bool,
     matcher: Matcher,
 }
 
 impl PreparedKeyword {
-    fn matches(&self, normalized_line: &str) -> bool {
+    /// Whether the keyword occurs in a normalized text.
+    pub(crate) fn matches(&self, normalized_line: &str) -> bool {
         match &self.matcher {
             Matcher::Text(needle) => contains_word(normalized_line, needle),
             Matcher::Regex(re) => re.is_match(normalized_line),
         }
+    }
+
+    /// Whether the keyword is a regular expression.
+    pub(crate) fn is_regex(&self) -> bool {
+        matches!(self.matcher, Matcher::Regex(_))
     }
 }
 
@@ -95,16 +137,23 @@ fn contains_word(haystack: &str, needle: &str) -> bool {
     })
 }
 
-/// Tokens that look like what an answer of this kind needs.
-fn kind_pattern(kind: ValueKind) -> Option<Regex> {
-    let pattern = match kind {
-        ValueKind::Amount => r"(?i)([$€£₹]|\b(usd|eur|gbp|inr|pln|chf|rs\.?|euros?|dollars?)\b)|\d[.,]\d{2}\b",
-        ValueKind::Date => {
-            r"(?i)\b\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|januar|februar|märz|mai|juni|juli|oktober|dezember|maart|mei|okt)[a-zé]*\.?\s+\d{1,2}|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|maart|mei|okt)[a-zéû]*\.?\s+\d{4}"
+/// Tokens that look like what an answer of this kind needs: a currency-looking
+/// token for amounts, a date for dates, an email or URL for contacts.
+pub(crate) fn kind_pattern(answer_type: &str) -> Option<(&'static str, Regex)> {
+    let (name, pattern) = match (ValueKind::for_answer_type(answer_type), answer_type) {
+        (ValueKind::Amount, _) => {
+            ("amount", r"(?i)([$€£₹]|\b(usd|eur|gbp|inr|pln|chf|rs\.?|euros?|dollars?)\b)|\d[.,]\d{2}\b")
+        }
+        (ValueKind::Date, _) => (
+            "date",
+            r"(?i)\b\d{1,4}[-/.]\d{1,2}[-/.]\d{2,4}\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|januar|februar|märz|mai|juni|juli|oktober|dezember|maart|mei|okt)[a-zé]*\.?\s+\d{1,2}|\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|sept|déc|maart|mei|okt)[a-zéû]*\.?\s+\d{4}",
+        ),
+        (_, "email" | "url" | "website" | "contact") => {
+            ("contact", r"(?i)[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}|\bhttps?://\S+|\bwww\.[a-z0-9-]+\.[a-z]{2,}")
         }
         _ => return None,
     };
-    Some(Regex::new(pattern).expect("static pattern compiles"))
+    Some((name, Regex::new(pattern).expect("static pattern compiles")))
 }
 
 /// Score boost for a line that carries the kind of thing asked for.
@@ -114,10 +163,82 @@ const KIND_BONUS: f64 = 0.5;
 /// of the kind asked for.
 const KIND_REACH: u32 = 8;
 
+/// A ranked passage and what the pipeline knows about it.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub(crate) passage: Passage,
+    /// Matched at least one keyword that tells lines apart (IDF above the
+    /// baseline of a keyword on half the lines).
+    pub(crate) discriminating: bool,
+    /// Added by the coverage second pass (exempt from the floor).
+    pub(crate) coverage: bool,
+}
+
+/// One search over a page scope.
+pub(crate) struct Search {
+    /// Ranked, merged passages (pinned first, then score, then document order).
+    pub(crate) candidates: Vec<Candidate>,
+    /// Lines with at least one keyword.
+    pub(crate) lines_matched: usize,
+    /// IDF of each keyword over the scope.
+    pub(crate) idf: Vec<f64>,
+    /// Passages extended down their page to reach a value of the kind asked.
+    pub(crate) extended: usize,
+}
+
+/// Merges `passage` into an overlapping one on the same page, if any.
+fn merge_into(passages: &mut [Candidate], passage: &Candidate) -> bool {
+    let Some(existing) = passages.iter_mut().find(|c| {
+        c.passage.page == passage.passage.page
+            && c.passage.line_start <= passage.passage.line_end
+            && passage.passage.line_start <= c.passage.line_end
+    }) else {
+        return false;
+    };
+    let e = &mut existing.passage;
+    e.line_start = e.line_start.min(passage.passage.line_start);
+    e.line_end = e.line_end.max(passage.passage.line_end);
+    e.pinned |= passage.passage.pinned;
+    existing.discriminating |= passage.discriminating;
+    existing.coverage |= passage.coverage;
+    for keyword in &passage.passage.matched_keywords {
+        if !e.matched_keywords.contains(keyword) {
+            e.matched_keywords.push(keyword.clone());
+        }
+    }
+    true
+}
+
+/// Merges overlapping passages on a page, keeping the better-ranked first.
+pub(crate) fn merge_all(candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let mut merged: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
+        if !merge_into(&mut merged, &candidate) {
+            merged.push(candidate);
+        }
+    }
+    merged
+}
+
 impl KeywordRetriever {
-    /// A retriever with this configuration.
+    /// A retriever with this configuration, the standard routing knobs
+    /// ([`RoutingConfig::STANDARD`]) and the standard floor
+    /// ([`RELEVANCE_FLOOR`]).
     pub fn new(config: RetrieveConfig) -> KeywordRetriever {
-        KeywordRetriever { config }
+        KeywordRetriever { config, routing: RoutingConfig::STANDARD, floor: RELEVANCE_FLOOR }
+    }
+
+    /// The same retriever with other routing knobs.
+    pub fn with_routing(mut self, routing: RoutingConfig) -> KeywordRetriever {
+        self.routing = routing;
+        self
+    }
+
+    /// The same retriever with another relevance floor (share of the best
+    /// score under which an unpinned passage is not shown; 0 turns it off).
+    pub fn with_floor(mut self, floor: f64) -> KeywordRetriever {
+        self.floor = floor;
+        self
     }
 
     /// The configuration.
@@ -125,7 +246,12 @@ impl KeywordRetriever {
         self.config
     }
 
-    fn prepare(question: &ParsedQuestion) -> Result<Vec<PreparedKeyword>, RetrieveError> {
+    /// The routing knobs.
+    pub fn routing(&self) -> RoutingConfig {
+        self.routing
+    }
+
+    pub(crate) fn prepare(question: &ParsedQuestion) -> Result<Vec<PreparedKeyword>, RetrieveError> {
         let mut seen = BTreeSet::new();
         let mut prepared = Vec::new();
         for keyword in &question.keywords {
@@ -144,22 +270,144 @@ impl KeywordRetriever {
                 label: keyword.text.clone(),
                 weight: f64::from(keyword.weight.max(0.0)),
                 pinning: keyword.source == KeywordSource::Anchor && !keyword.is_regex,
+                group: keyword.semantic_group.clone().unwrap_or_else(|| normalize(&keyword.text)),
+                salient: matches!(keyword.source, KeywordSource::Direct | KeywordSource::Anchor),
                 matcher,
             });
         }
         Ok(prepared)
     }
-}
 
-impl Retriever for KeywordRetriever {
-    type Error = RetrieveError;
+    /// Ranks passages for `keywords` over the pages in `scope` (all pages
+    /// when `None`). With `require`, only lines matching it count as hits.
+    pub(crate) fn search(
+        &self,
+        keywords: &[PreparedKeyword],
+        document: &ParsedDocument,
+        scope: Option<&BTreeSet<u32>>,
+        kind_re: Option<&Regex>,
+        require: Option<&Regex>,
+    ) -> Search {
+        let in_scope = |page: u32| scope.is_none_or(|s| s.contains(&page));
+        // Inverse document frequency over lines in scope, so that a keyword on
+        // every line ("invoice") counts less than a rare one ("total").
+        let scope_lines: Vec<(usize, String)> = document
+            .lines
+            .iter()
+            .enumerate()
+            .filter(|(_, line)| in_scope(line.page))
+            .map(|(index, line)| (index, normalize(&line.text)))
+            .collect();
+        let n = scope_lines.len().max(1) as f64;
+        let small_scope = scope_lines.len() < BASELINE_MIN_LINES;
+        let idf: Vec<f64> = keywords
+            .iter()
+            .map(|k| {
+                let df = scope_lines.iter().filter(|(_, text)| k.matches(text)).count() as f64;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
 
-    fn name(&self) -> String {
-        "keyword/0.1".to_owned()
+        struct Hit {
+            index: usize,
+            score: f64,
+            matched: Vec<String>,
+            pinned: bool,
+            discriminating: bool,
+        }
+        let mut hits: Vec<Hit> = Vec::new();
+        for (index, text) in &scope_lines {
+            if require.is_some_and(|re| !re.is_match(&document.lines[*index].text)) {
+                continue;
+            }
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            let mut pinned = false;
+            let mut discriminating = small_scope;
+            for (k, keyword) in keywords.iter().enumerate() {
+                if keyword.matches(text) {
+                    score += keyword.weight * idf[k];
+                    matched.push(keyword.label.clone());
+                    pinned |= keyword.pinning;
+                    discriminating |= idf[k] > BASELINE_IDF || keyword.pinning;
+                }
+            }
+            if score == 0.0 {
+                continue;
+            }
+            if kind_re.is_some_and(|re| re.is_match(&document.lines[*index].text)) {
+                score += KIND_BONUS * score.min(1.0);
+            }
+            hits.push(Hit { index: *index, score, matched, pinned, discriminating });
+        }
+
+        // Pinned (exact identifier) first, then score, then document order:
+        // a stable, deterministic ranking.
+        hits.sort_by(|a, b| b.pinned.cmp(&a.pinned).then(b.score.total_cmp(&a.score)).then(a.index.cmp(&b.index)));
+
+        // Expand hits to windows on their page and merge overlapping ones.
+        let window = self.config.window;
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for hit in &hits {
+            let line = &document.lines[hit.index];
+            let (first, last) = page_bounds(document, line.page);
+            let start = line.line_id.saturating_sub(window).max(first);
+            let end = (line.line_id + window).min(last);
+            let candidate = Candidate {
+                passage: Passage {
+                    line_start: start,
+                    line_end: end,
+                    page: line.page,
+                    score: hit.score,
+                    anchor_line: line.line_id,
+                    matched_keywords: hit.matched.clone(),
+                    pinned: hit.pinned,
+                },
+                discriminating: hit.discriminating,
+                coverage: false,
+            };
+            if !merge_into(&mut candidates, &candidate) {
+                candidates.push(candidate);
+            }
+        }
+
+        // A label is often separated from its value by layout: "Invoice date"
+        // in a header row, the date a few lines further down the same column.
+        // When the question asks for a kind of value (amount, date) and a
+        // passage holds none, extend it forward on its page until one shows,
+        // by at most KIND_REACH lines.
+        let mut extended = 0;
+        if let Some(re) = kind_re {
+            for candidate in &mut candidates {
+                let passage = &mut candidate.passage;
+                if document.line_range(passage.line_start, passage.line_end).iter().any(|l| re.is_match(&l.text)) {
+                    continue;
+                }
+                let reach_end = passage.line_end + KIND_REACH;
+                let next = document
+                    .lines
+                    .iter()
+                    .skip(passage.line_end as usize)
+                    .take_while(|l| l.page == passage.page && l.line_id <= reach_end)
+                    .find(|l| re.is_match(&l.text));
+                if let Some(line) = next {
+                    passage.line_end = line.line_id;
+                    extended += 1;
+                }
+            }
+            // Extensions may now overlap a later passage: merge them, keeping
+            // the better-ranked one first.
+            candidates = merge_all(candidates);
+        }
+        Search { candidates, lines_matched: hits.len(), idf, extended }
     }
 
-    fn retrieve(
+    /// Retrieval with a chosen TOC router (the deterministic
+    /// [`KeywordRouter`] or an LLM router implementing the same [`Router`]
+    /// step). [`Retriever::retrieve`] uses the keyword router.
+    pub fn retrieve_with_router<R: Router>(
         &self,
+        router: &R,
         question: &ParsedQuestion,
         document: &ParsedDocument,
         trace: &mut dyn TraceSink,
@@ -179,189 +427,155 @@ impl Retriever for KeywordRetriever {
         if !hinted.is_empty() {
             methods_used.push("pages_hint".to_owned());
         }
-        let in_scope = |page: u32| hinted.is_empty() || hinted.contains(&page);
 
-        // Inverse document frequency over lines in scope, so that a keyword on
-        // every line ("invoice") counts less than a rare one ("total").
-        let scope_lines: Vec<(usize, String)> = document
-            .lines
-            .iter()
-            .enumerate()
-            .filter(|(_, line)| in_scope(line.page))
-            .map(|(index, line)| (index, normalize(&line.text)))
-            .collect();
-        let n = scope_lines.len().max(1) as f64;
-        let idf: Vec<f64> = keywords
-            .iter()
-            .map(|k| {
-                let df = scope_lines.iter().filter(|(_, text)| k.matches(text)).count() as f64;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-
-        let kind = ValueKind::for_answer_type(&question.answer_type);
-        let kind_re = kind_pattern(kind);
-
-        struct Hit {
-            index: usize,
-            score: f64,
-            matched: Vec<String>,
-            pinned: bool,
-        }
-        let mut hits: Vec<Hit> = Vec::new();
-        for (index, text) in &scope_lines {
-            let mut score = 0.0;
-            let mut matched = Vec::new();
-            let mut pinned = false;
-            for (k, keyword) in keywords.iter().enumerate() {
-                if keyword.matches(text) {
-                    score += keyword.weight * idf[k];
-                    matched.push(keyword.label.clone());
-                    pinned |= keyword.pinning;
+        // TOC routing, one level at a time: restricts the search to the
+        // routed pages (not pinned: nothing is kept without a match).
+        let mut routed: Option<BTreeSet<u32>> = None;
+        if question.activations.use_toc_navigation && !document.toc.is_empty() && !keywords.is_empty() {
+            if !hinted.is_empty() {
+                notes.push("TOC routing skipped: the question names its pages".to_owned());
+            } else {
+                let outcome = toc::walk(router, question, document, &keywords, self.routing, trace)
+                    .map_err(|e| RetrieveError::Router(Box::new(e)))?;
+                match outcome {
+                    Some(outcome) => {
+                        methods_used.push("toc".to_owned());
+                        notes.push(format!(
+                            "TOC routing: {} level(s), {} router line(s) shown, read {} ({} page(s))",
+                            outcome.levels,
+                            outcome.lines_shown,
+                            outcome
+                                .sections
+                                .iter()
+                                .map(|(id, why)| format!("[{id}] {why}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            outcome.pages.len()
+                        ));
+                        routed = Some(outcome.pages);
+                    }
+                    None => notes
+                        .push("TOC routing found no branch with keyword evidence: whole document searched".to_owned()),
                 }
             }
-            if score == 0.0 {
-                continue;
-            }
-            if kind_re.as_ref().is_some_and(|re| re.is_match(&document.lines[*index].text)) {
-                score += KIND_BONUS * score.min(1.0);
-            }
-            hits.push(Hit { index: *index, score, matched, pinned });
+        }
+
+        let kind = kind_pattern(&question.answer_type);
+        let kind_re = kind.as_ref().map(|(_, re)| re);
+        let mut scope: Option<BTreeSet<u32>> = if hinted.is_empty() { routed.clone() } else { Some(hinted.clone()) };
+        let mut search = self.search(&keywords, document, scope.as_ref(), kind_re, None);
+        if routed.is_some() && search.candidates.is_empty() {
+            notes.push("TOC routing landed on pages with no keyword hit: fell back to the whole document".to_owned());
+            methods_used.push("toc_fallback".to_owned());
+            trace.record(TraceEvent {
+                brick: "retrieve".to_owned(),
+                step: "toc_fallback".to_owned(),
+                detail: json!({"routed_pages": routed, "reason": "no keyword hit on the routed pages"}),
+            });
+            scope = None;
+            search = self.search(&keywords, document, None, kind_re, None);
         }
         if !keywords.is_empty() {
             methods_used.push("keyword".to_owned());
         }
-
-        // Pinned (exact identifier) first, then score, then document order:
-        // a stable, deterministic ranking.
-        hits.sort_by(|a, b| b.pinned.cmp(&a.pinned).then(b.score.total_cmp(&a.score)).then(a.index.cmp(&b.index)));
-        if hits.iter().any(|h| h.pinned) {
+        if search.candidates.iter().any(|c| c.passage.pinned) {
             methods_used.push("identifier_pinning".to_owned());
         }
-
-        // Expand hits to windows on their page and merge overlapping ones.
-        let window = self.config.window;
-        let mut passages: Vec<Passage> = Vec::new();
-        for hit in &hits {
-            let line = &document.lines[hit.index];
-            let page_lines = document.lines.iter().filter(|l| l.page == line.page);
-            let (first, last) = page_lines.fold((u32::MAX, 0), |(lo, hi), l| (lo.min(l.line_id), hi.max(l.line_id)));
-            let start = line.line_id.saturating_sub(window).max(first);
-            let end = (line.line_id + window).min(last);
-            if let Some(existing) =
-                passages.iter_mut().find(|p| p.page == line.page && p.line_start <= end && start <= p.line_end)
-            {
-                existing.line_start = existing.line_start.min(start);
-                existing.line_end = existing.line_end.max(end);
-                for keyword in &hit.matched {
-                    if !existing.matched_keywords.contains(keyword) {
-                        existing.matched_keywords.push(keyword.clone());
-                    }
-                }
-                continue;
-            }
-            passages.push(Passage {
-                line_start: start,
-                line_end: end,
-                page: line.page,
-                score: hit.score,
-                anchor_line: line.line_id,
-                matched_keywords: hit.matched.clone(),
-                pinned: hit.pinned,
-            });
-        }
-
-        // A label is often separated from its value by layout: "Invoice date"
-        // in a header row, the date a few lines further down the same column.
-        // When the question asks for a kind of value (amount, date) and a
-        // passage holds none, extend it forward on its page until one shows,
-        // by at most KIND_REACH lines.
-        let mut extended = 0;
-        if let Some(re) = &kind_re {
-            for passage in &mut passages {
-                let has_kind =
-                    |p: &Passage| document.line_range(p.line_start, p.line_end).iter().any(|l| re.is_match(&l.text));
-                if has_kind(passage) {
-                    continue;
-                }
-                let reach_end = passage.line_end + KIND_REACH;
-                let next = document
-                    .lines
-                    .iter()
-                    .skip(passage.line_end as usize)
-                    .take_while(|l| l.page == passage.page && l.line_id <= reach_end)
-                    .find(|l| re.is_match(&l.text));
-                if let Some(line) = next {
-                    passage.line_end = line.line_id;
-                    extended += 1;
-                }
-            }
-            // Extensions may now overlap a later passage: merge them, keeping
-            // the better-ranked one first.
-            let mut merged: Vec<Passage> = Vec::with_capacity(passages.len());
-            for passage in passages {
-                if let Some(existing) = merged.iter_mut().find(|p| {
-                    p.page == passage.page && p.line_start <= passage.line_end && passage.line_start <= p.line_end
-                }) {
-                    existing.line_start = existing.line_start.min(passage.line_start);
-                    existing.line_end = existing.line_end.max(passage.line_end);
-                    existing.pinned |= passage.pinned;
-                    for keyword in passage.matched_keywords {
-                        if !existing.matched_keywords.contains(&keyword) {
-                            existing.matched_keywords.push(keyword);
-                        }
-                    }
-                } else {
-                    merged.push(passage);
-                }
-            }
-            passages = merged;
-        }
-        if extended > 0 {
+        if search.extended > 0 {
             notes.push(format!(
-                "{extended} passage(s) extended down their page to reach the first {} after the matched label",
-                kind.as_str()
+                "{} passage(s) extended down their page to reach the first {} after the matched label",
+                search.extended,
+                kind.as_ref().map_or("value", |(name, _)| name)
             ));
+        }
+
+        // Relevance floor: fewer passages rather than padding.
+        let (mut ranked, mut held_back) = self.apply_floor(std::mem::take(&mut search.candidates), &mut notes);
+
+        // Coverage second pass, decided in code, once.
+        let top_k = self.config.top_k;
+        let check = CoverageCheck::run(&keywords, kind.as_ref(), document, &ranked[..top_k.min(ranked.len())]);
+        if !ranked.is_empty() && check.failed() {
+            // The safety net for the router: the second search covers the
+            // whole document (or the pages the user pinned).
+            let net = (!hinted.is_empty()).then_some(&hinted);
+            let added = coverage::second_pass(self, &check, &keywords, document, net, kind.as_ref(), &ranked);
+            trace.record(TraceEvent {
+                brick: "retrieve".to_owned(),
+                step: "coverage_pass".to_owned(),
+                detail: json!({
+                    "missing_terms": check.missing_terms,
+                    "missing_kind": check.missing_kind,
+                    "added": added.iter().map(|c| json!({"page": c.passage.page, "lines": [c.passage.line_start, c.passage.line_end], "matched": c.passage.matched_keywords})).collect::<Vec<_>>(),
+                }),
+            });
+            methods_used.push("coverage_pass".to_owned());
+            notes.push(format!(
+                "coverage second pass: missing {}{}; {} passage(s) added",
+                if check.missing_terms.is_empty() {
+                    "no term".to_owned()
+                } else {
+                    format!("{:?}", check.missing_terms)
+                },
+                check.missing_kind.map(|k| format!(" and no {k} in the passages")).unwrap_or_default(),
+                added.len()
+            ));
+            // Merged: the added passages take the last places shown (the top
+            // match always stays); the displaced ones go to the reserve.
+            let room = top_k.saturating_sub(1).min(added.len());
+            let keep = top_k.saturating_sub(room).min(ranked.len());
+            let displaced = ranked.split_off(keep);
+            ranked.extend(added);
+            ranked.extend(displaced);
         }
 
         // Hinted pages survive even when no keyword matched on them.
         for &page in &hinted {
-            if passages.iter().any(|p| p.page == page) {
+            if ranked.iter().any(|c| c.passage.page == page) {
                 continue;
             }
-            let mut lines = document.lines.iter().filter(|l| l.page == page);
-            if let Some(first) = lines.next() {
-                let last = lines.next_back().unwrap_or(first);
-                notes.push(format!("page {page} kept whole: named in the question, no keyword matched on it"));
-                passages.push(Passage {
-                    line_start: first.line_id,
-                    line_end: last.line_id,
+            let (first, last) = page_bounds(document, page);
+            if first > last {
+                notes.push(format!("page {page} named in the question has no text"));
+                continue;
+            }
+            notes.push(format!("page {page} kept whole: named in the question, no keyword matched on it"));
+            ranked.push(Candidate {
+                passage: Passage {
+                    line_start: first,
+                    line_end: last,
                     page,
                     score: 0.0,
-                    anchor_line: first.line_id,
+                    anchor_line: first,
                     matched_keywords: Vec::new(),
                     pinned: true,
-                });
-            } else {
-                notes.push(format!("page {page} named in the question has no text"));
-            }
+                },
+                discriminating: true,
+                coverage: false,
+            });
         }
 
-        if passages.is_empty() {
+        if ranked.is_empty() {
             notes.push("no line matched any question keyword".to_owned());
         }
-        let reserve_end = (self.config.top_k + self.config.reserve).min(passages.len());
-        let reserve = passages[self.config.top_k.min(passages.len())..reserve_end].to_vec();
-        passages.truncate(self.config.top_k);
+        let mut passages: Vec<Passage> = ranked.into_iter().map(|c| c.passage).collect();
+        let mut rest = passages.split_off(top_k.min(passages.len()));
+        rest.extend(held_back.drain(..).map(|c| c.passage));
+        rest.truncate(self.config.reserve);
+
+        // Answer context: line, paragraph, page or section, as asked.
+        let context = question.structural_hints.answer_context;
+        let (passages, reserve) = expand_context(document, context, passages, rest, &mut notes);
 
         trace.record(TraceEvent {
             brick: "retrieve".to_owned(),
             step: "keyword_search".to_owned(),
             detail: json!({
-                "keywords": keywords.iter().zip(&idf).map(|(k, idf)| json!({"keyword": k.label, "weight": k.weight, "idf": idf})).collect::<Vec<_>>(),
-                "pages_in_scope": if hinted.is_empty() { json!("all") } else { json!(hinted) },
-                "lines_matched": hits.len(),
-                "kind_boost": kind_re.is_some().then(|| kind.as_str()),
+                "keywords": keywords.iter().zip(&search.idf).map(|(k, idf)| json!({"keyword": k.label, "weight": k.weight, "idf": idf})).collect::<Vec<_>>(),
+                "pages_in_scope": match &scope { None => json!("all"), Some(pages) if pages.len() > 40 => json!(format!("{} pages", pages.len())), Some(pages) => json!(pages) },
+                "lines_matched": search.lines_matched,
+                "kind_boost": kind.as_ref().map(|(name, _)| *name),
+                "answer_context": context,
                 "passages": passages.iter().map(|p| json!({"page": p.page, "lines": [p.line_start, p.line_end], "score": p.score, "pinned": p.pinned, "matched": p.matched_keywords})).collect::<Vec<_>>(),
                 "reserve": reserve.len(),
             }),
@@ -369,14 +583,81 @@ impl Retriever for KeywordRetriever {
 
         Ok(Retrieval { passages, reserve, methods_used, notes })
     }
+
+    /// Cuts unpinned passages scoring under the floor share of the best one
+    /// and passages matched only by keywords on more than half of the lines
+    /// (no better than the unrelated baseline). The top passage is always
+    /// kept. Returns (kept, held back for the reserve).
+    fn apply_floor(&self, candidates: Vec<Candidate>, notes: &mut Vec<String>) -> (Vec<Candidate>, Vec<Candidate>) {
+        let best = candidates.iter().map(|c| c.passage.score).fold(0.0, f64::max);
+        let mut kept = Vec::new();
+        let mut held = Vec::new();
+        let (mut below, mut baseline) = (0, 0);
+        for (rank, candidate) in candidates.into_iter().enumerate() {
+            let p = &candidate.passage;
+            if rank == 0 || p.pinned {
+                kept.push(candidate);
+            } else if !candidate.discriminating {
+                baseline += 1;
+                held.push(candidate);
+            } else if p.score < self.floor * best {
+                below += 1;
+                held.push(candidate);
+            } else {
+                kept.push(candidate);
+            }
+        }
+        if below > 0 {
+            notes.push(format!(
+                "relevance floor: {below} passage(s) under {:.0}% of the best score not shown",
+                self.floor * 100.0
+            ));
+        }
+        if baseline > 0 {
+            notes.push(format!(
+                "relevance floor: {baseline} passage(s) matched only by keywords on most lines not shown"
+            ));
+        }
+        if kept.first().is_some_and(|c| !c.discriminating && !c.passage.pinned) {
+            notes.push("nearest passage kept although its keywords are on most lines".to_owned());
+        }
+        (kept, held)
+    }
+}
+
+/// First and last line ids of a page (`(u32::MAX, 0)` for a page without text).
+pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
+    let start = document.lines.partition_point(|l| l.page < page);
+    let end = document.lines.partition_point(|l| l.page <= page);
+    if start >= end {
+        return (u32::MAX, 0);
+    }
+    (document.lines[start].line_id, document.lines[end - 1].line_id)
+}
+
+impl Retriever for KeywordRetriever {
+    type Error = RetrieveError;
+
+    fn name(&self) -> String {
+        "keyword/0.2".to_owned()
+    }
+
+    fn retrieve(
+        &self,
+        question: &ParsedQuestion,
+        document: &ParsedDocument,
+        trace: &mut dyn TraceSink,
+    ) -> Result<Retrieval, RetrieveError> {
+        self.retrieve_with_router(&KeywordRouter::new(self.routing), question, document, trace)
+    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Keyword, Line, NullSink, PageInfo};
 
-    fn document(pages: &[&[&str]]) -> ParsedDocument {
+    pub(crate) fn document(pages: &[&[&str]]) -> ParsedDocument {
         let mut lines = Vec::new();
         let mut infos = Vec::new();
         for (p, page_lines) in pages.iter().enumerate() {
@@ -424,7 +705,7 @@ mod tests {
         }
     }
 
-    fn question(keywords: &[&str], answer_type: &str, pages: &[u32]) -> ParsedQuestion {
+    pub(crate) fn question(keywords: &[&str], answer_type: &str, pages: &[u32]) -> ParsedQuestion {
         let mut q = ParsedQuestion::unparsed("test", "test");
         q.keywords = keywords.iter().map(|k| Keyword::direct(*k)).collect();
         q.answer_type = answer_type.to_owned();
@@ -522,6 +803,120 @@ mod tests {
         // A text question is not extended.
         let r = check(&doc, &question(&["factuur datum"], "text", &[]), 3);
         assert_eq!((r.passages[0].line_start, r.passages[0].line_end), (1, 2));
+    }
+
+    fn filler(n: usize, text: &str) -> Vec<String> {
+        (0..n).map(|i| format!("{text} {i}")).collect()
+    }
+
+    #[test]
+    fn relevance_floor_returns_fewer_passages_than_top_k() {
+        // "premium" is rare and strong; "note" on one other line is weak.
+        let mut page: Vec<String> = filler(30, "filler");
+        page[3] = "annual premium 100 EUR premium".into();
+        page[20] = "note".into();
+        let refs: Vec<&str> = page.iter().map(String::as_str).collect();
+        let doc = document(&[&refs]);
+        // "note" is a dictionary synonym of the concept "premium": covered
+        // by "premium", so no coverage pass brings it back.
+        let mut q = question(&["premium"], "text", &[]);
+        q.keywords[0].weight = 5.0;
+        q.keywords.push(Keyword {
+            text: "note".into(),
+            weight: 1.0,
+            source: KeywordSource::ExpertDictionary,
+            is_regex: false,
+            semantic_group: Some("premium".into()),
+        });
+        let r = check(&doc, &q, 5);
+        assert_eq!(r.passages.len(), 1, "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("relevance floor")), "{:?}", r.notes);
+        assert_eq!(r.reserve.len(), 1, "the cut passage waits in the reserve");
+        // Floor off: padded back to both.
+        let off = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 1, reserve: 5 }).with_floor(0.0);
+        assert_eq!(off.retrieve(&q, &doc, &mut NullSink).unwrap().passages.len(), 2);
+    }
+
+    #[test]
+    fn nearest_passage_is_kept_when_only_baseline_keywords_match() {
+        // "policy" is on every line: no better than chance, yet the nearest
+        // passage stays.
+        let page: Vec<String> = filler(40, "policy line");
+        let refs: Vec<&str> = page.iter().map(String::as_str).collect();
+        let doc = document(&[&refs]);
+        let r = check(&doc, &question(&["policy"], "text", &[]), 5);
+        assert_eq!(r.passages.len(), 1, "{r:?}");
+        assert_eq!(r.passages[0].anchor_line, 1);
+        assert!(r.notes.iter().any(|n| n.contains("nearest passage kept")), "{:?}", r.notes);
+    }
+
+    #[test]
+    fn coverage_pass_adds_the_missing_term_and_the_missing_kind() {
+        // "starter" is everywhere on page 1; the price is on page 2 with
+        // "price" only.
+        let doc = document(&[
+            &["Starter plan", "for small teams", "onboarding", "help", "Starter support", "more", "about us"],
+            &["Contact", "about", "price: $49 per month"],
+        ]);
+        let mut q = question(&["starter", "price"], "amount", &[]);
+        q.keywords[0].weight = 10.0;
+        let r = check(&doc, &q, 2);
+        assert!(r.methods_used.contains(&"coverage_pass".to_owned()), "{r:?}");
+        assert!(r.passages.iter().any(|p| p.page == 2), "{r:?}");
+        assert_eq!(r.passages[0].page, 1, "the top match stays first");
+        let mut events = Vec::new();
+        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5 });
+        retriever.retrieve(&q, &doc, &mut events).unwrap();
+        let pass: Vec<&TraceEvent> = events.iter().filter(|e| e.step == "coverage_pass").collect();
+        assert_eq!(pass.len(), 1, "once, never a loop");
+        assert_eq!(pass[0].detail["missing_kind"], "amount");
+        // Nothing missing: no second pass.
+        let q = question(&["price"], "amount", &[]);
+        assert!(!check(&doc, &q, 2).methods_used.contains(&"coverage_pass".to_owned()));
+    }
+
+    #[test]
+    fn toc_routing_restricts_the_search_and_falls_back_when_it_finds_nothing() {
+        let mut doc =
+            document(&[&["Fees", "fee 10 EUR", "account fee"], &["Limits", "fee 20 EUR", "limit of the account"]]);
+        let entry = |id: u32, title: &str, page: u32| docintel_schema::TocEntry {
+            id,
+            parent: None,
+            level: 1,
+            title: title.to_owned(),
+            start_page: page,
+            end_page: page,
+            source: docintel_schema::TocSource::Outline,
+        };
+        doc.toc = vec![entry(0, "Fees", 1), entry(1, "Limits", 2)];
+        let r = check(&doc, &question(&["limits", "fee"], "text", &[]), 5);
+        assert!(r.methods_used.contains(&"toc".to_owned()), "{r:?}");
+        assert!(r.passages.iter().all(|p| p.page == 2), "{r:?}");
+        // Without TOC navigation both pages compete.
+        let mut q = question(&["limits", "fee"], "text", &[]);
+        q.activations.use_toc_navigation = false;
+        assert!(check(&doc, &q, 5).passages.iter().any(|p| p.page == 1));
+        // A regex router that lands on a page without any hit falls back.
+        struct FirstRouter;
+        impl Router for FirstRouter {
+            type Error = std::convert::Infallible;
+            fn route(
+                &self,
+                lines: &[docintel_schema::RouterLine],
+                _: &ParsedQuestion,
+            ) -> Result<docintel_schema::RouterPick, Self::Error> {
+                Ok(docintel_schema::RouterPick { ids: vec![lines[0].id], reason: "always the first".into() })
+            }
+            fn name(&self) -> String {
+                "first".into()
+            }
+        }
+        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5 });
+        let r = retriever
+            .retrieve_with_router(&FirstRouter, &question(&["limit"], "text", &[]), &doc, &mut NullSink)
+            .unwrap();
+        assert!(r.methods_used.contains(&"toc_fallback".to_owned()), "{r:?}");
+        assert_eq!(r.passages[0].page, 2);
     }
 
     #[test]

@@ -2,18 +2,34 @@
 //! lines matter?
 //!
 //! [`KeywordRetriever`] is the deterministic retriever: pages hint first
-//! (hinted pages survive even without a keyword match), exact identifier
-//! pinning, then weighted lexical scoring over lines with an IDF weight per
-//! keyword, expanded to small windows on the same page and merged.
+//! (hinted pages survive even without a keyword match), TOC routing one level
+//! at a time ([`KeywordRouter`], or any [`Router`] through
+//! [`KeywordRetriever::retrieve_with_router`]) with a fallback to the whole
+//! document, exact identifier pinning, weighted lexical scoring over lines
+//! with an IDF weight per keyword, windows on the same page, merged; then a
+//! relevance floor (the nearest passage always kept), a coverage second pass
+//! decided in code, the answer context the question asks for, and a reserve
+//! served once as the next batch ([`RetrievalState`]).
 //!
 //! ```
-//! use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
-//! let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10 });
+//! use docintel_retrieve::{KeywordRetriever, RetrieveConfig, RoutingConfig};
+//! let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10 })
+//!     .with_routing(RoutingConfig { small_section_pages: 3, ..RoutingConfig::STANDARD });
 //! assert_eq!(retriever.config().top_k, 5);
+//! assert_eq!(retriever.routing().small_section_pages, 3);
 //! ```
+//!
+//! [`Router`]: docintel_schema::Router
 
 #![warn(missing_docs)]
 
+mod batch;
+mod context;
+mod coverage;
 mod keyword;
+mod toc;
 
-pub use keyword::{KeywordRetriever, RetrieveConfig, RetrieveError};
+pub use batch::RetrievalState;
+pub use context::MAX_SECTION_PAGES;
+pub use keyword::{KeywordRetriever, RELEVANCE_FLOOR, RetrieveConfig, RetrieveError};
+pub use toc::{KeywordRouter, RoutingConfig};

@@ -264,15 +264,10 @@ pub fn answer_parsed(
         detail: serde_json::to_value(&parsed).unwrap_or_default(),
     });
 
-    // Steps the dispatcher asked for that this build cannot run yet are
-    // reported, never silently dropped.
+    // Steps the dispatcher or caller turned off, and steps this build cannot
+    // run, are reported, never silently dropped.
     let mut skipped = Vec::new();
-    if parsed.activations.use_toc_navigation {
-        skipped.push(SkippedStep {
-            step: "toc_navigation".into(),
-            reason: "TOC routing is not implemented yet; keyword retrieval over all lines instead".into(),
-        });
-    } else {
+    if !parsed.activations.use_toc_navigation {
         skipped.push(SkippedStep {
             step: "toc_navigation".into(),
             reason: "turned off by the dispatcher or caller".into(),
