@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use docintel::schema::{AnswerValue, AskOutput, BBox, DocumentFormat, ParsedDocument};
+use docintel::schema::{AskOutput, BBox, DocumentFormat, ParsedDocument};
 use docintel::{ApiKey, AskOptions, GeneratorChoice, HighlightError, OpenAiConfig, PipelineError, TraceError};
 
 /// Exit code for bad input (missing file, not a PDF, encrypted, broken).
@@ -317,32 +317,6 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn render_value(value: &AnswerValue) -> String {
-    match value {
-        AnswerValue::Amount(a) => {
-            let mut s = format!("{}", a.value);
-            if let Some(unit) = &a.unit {
-                s.push_str(&format!(" {unit}"));
-            }
-            if let Some(currency) = &a.currency {
-                s.push_str(&format!(" {currency}"));
-            }
-            s
-        }
-        AnswerValue::Date(d) => format!("{} ({})", d.iso, d.original),
-        AnswerValue::Boolean(b) => if *b { "yes" } else { "no" }.to_owned(),
-        AnswerValue::Text(t) => t.clone(),
-        AnswerValue::Table(t) => {
-            let mut s = t.headers().join(" | ");
-            for row in t.rows() {
-                s.push('\n');
-                s.push_str(&row.join(" | "));
-            }
-            s
-        }
-    }
-}
-
 /// The human form: the value, then each citation as
 /// `p.<page> l.<line_start>-<line_end>: "<quote>"`.
 fn render_answer(output: &AskOutput) -> String {
@@ -352,7 +326,7 @@ fn render_answer(output: &AskOutput) -> String {
         s.push_str("No answer found in the document.\n");
     }
     for item in &answer.items {
-        s.push_str(&format!("{}\n", render_value(&item.value)));
+        s.push_str(&format!("{}\n", item.value));
         for span in &item.spans {
             s.push_str(&format!("  p.{} l.{}-{}: \"{}\"\n", span.page, span.line_start, span.line_end, span.quote));
         }

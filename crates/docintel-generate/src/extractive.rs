@@ -966,16 +966,13 @@ impl Generator for ExtractiveGenerator {
         passages: &[Passage],
         trace: &mut dyn TraceSink,
     ) -> Result<Generation, GenerateError> {
-        let n_lines = document.lines.len();
-        for (index, p) in passages.iter().enumerate() {
-            if p.line_start == 0 || p.line_start > p.line_end || p.line_end as usize > n_lines {
-                return Err(GenerateError::PassageOutOfDocument {
-                    index,
-                    line_start: p.line_start,
-                    line_end: p.line_end,
-                    n_lines,
-                });
-            }
+        if let Some(bad) = crate::first_passage_out_of_document(document, passages) {
+            return Err(GenerateError::PassageOutOfDocument {
+                index: bad.index,
+                line_start: bad.line_start,
+                line_end: bad.line_end,
+                n_lines: bad.n_lines,
+            });
         }
         let ctx = Context::new(question, document);
         let sequential = question.chunk_strategy == ChunkStrategy::Sequential;

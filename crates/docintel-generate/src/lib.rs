@@ -67,6 +67,31 @@ pub use llm::{LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator};
 pub use prompt::{FewShotExample, TEMPLATE_VERSION, build_system_prompt, build_user_prompt};
 pub use validate::{verify_citations, verify_span};
 
+/// A passage whose line range does not fit the document (a caller bug).
+pub(crate) struct BadPassage {
+    pub(crate) index: usize,
+    pub(crate) line_start: u32,
+    pub(crate) line_end: u32,
+    pub(crate) n_lines: usize,
+}
+
+/// The first passage that is empty, reversed or beyond the line table: both
+/// generators refuse to read such input rather than index out of range.
+pub(crate) fn first_passage_out_of_document(
+    document: &docintel_schema::ParsedDocument,
+    passages: &[docintel_schema::Passage],
+) -> Option<BadPassage> {
+    let n_lines = document.lines.len();
+    passages.iter().enumerate().find_map(|(index, p)| {
+        (p.line_start == 0 || p.line_start > p.line_end || p.line_end as usize > n_lines).then_some(BadPassage {
+            index,
+            line_start: p.line_start,
+            line_end: p.line_end,
+            n_lines,
+        })
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod test_support {
     use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Line, ParsedDocument, Passage};

@@ -147,16 +147,13 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
         passages: &[Passage],
         trace: &mut dyn TraceSink,
     ) -> Result<Generation, LlmGenerateError> {
-        let n_lines = document.lines.len();
-        for (index, p) in passages.iter().enumerate() {
-            if p.line_start == 0 || p.line_start > p.line_end || p.line_end as usize > n_lines {
-                return Err(LlmGenerateError::PassageOutOfDocument {
-                    index,
-                    line_start: p.line_start,
-                    line_end: p.line_end,
-                    n_lines,
-                });
-            }
+        if let Some(bad) = crate::first_passage_out_of_document(document, passages) {
+            return Err(LlmGenerateError::PassageOutOfDocument {
+                index: bad.index,
+                line_start: bad.line_start,
+                line_end: bad.line_end,
+                n_lines: bad.n_lines,
+            });
         }
         let entry = registry::lookup(question.answer_shape, &question.answer_type).ok_or_else(|| {
             LlmGenerateError::NoSchema { shape: question.answer_shape, answer_type: question.answer_type.clone() }

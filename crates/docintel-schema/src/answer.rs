@@ -99,6 +99,32 @@ pub enum AnswerValue {
     Text(String),
 }
 
+impl std::fmt::Display for AnswerValue {
+    /// The value as a person reads it: `4.11 million USD`, `2014-08-03 (Aug 3, 2014)`,
+    /// `yes`, the text, or a table as `header | header / cell | cell`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnswerValue::Amount(a) => {
+                write!(f, "{}", a.value)?;
+                for part in [&a.unit, &a.currency].into_iter().flatten() {
+                    write!(f, " {part}")?;
+                }
+                Ok(())
+            }
+            AnswerValue::Date(d) => write!(f, "{} ({})", d.iso, d.original),
+            AnswerValue::Boolean(b) => f.write_str(if *b { "yes" } else { "no" }),
+            AnswerValue::Text(t) => f.write_str(t),
+            AnswerValue::Table(t) => {
+                f.write_str(&t.headers().join(" | "))?;
+                for row in t.rows() {
+                    write!(f, " / {}", row.join(" | "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// One element of an answer: a value with the spans it was read from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Item<V> {

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use docintel_schema::{AnswerValue, AskOutput, ParsedQuestion, TraceEvent};
+use docintel_schema::{AskOutput, ParsedQuestion, TraceEvent};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -140,31 +140,6 @@ fn retrieval_passages(events: &[TraceEvent]) -> Vec<PassageRow> {
     rows
 }
 
-/// The value of an answer item, readable.
-fn value_text(value: &AnswerValue) -> String {
-    match value {
-        AnswerValue::Amount(a) => {
-            let mut s = a.value.to_string();
-            for part in [&a.unit, &a.currency].into_iter().flatten() {
-                s.push(' ');
-                s.push_str(part);
-            }
-            s
-        }
-        AnswerValue::Date(d) => format!("{} ({})", d.iso, d.original),
-        AnswerValue::Boolean(b) => if *b { "yes" } else { "no" }.to_owned(),
-        AnswerValue::Text(t) => t.clone(),
-        AnswerValue::Table(t) => {
-            let mut s = t.headers().join(" | ");
-            for row in t.rows() {
-                s.push_str(" / ");
-                s.push_str(&row.join(" | "));
-            }
-            s
-        }
-    }
-}
-
 /// The response id and request id of one `llm_responses.jsonl` line.
 fn llm_ids(line: &Value) -> (String, Option<String>) {
     let id = line.get("response_id").and_then(Value::as_str).unwrap_or("?").to_owned();
@@ -285,7 +260,7 @@ pub fn render(trace: &QuestionTrace) -> String {
         let _ = writeln!(s, "No answer found in the document.");
     }
     for item in &answer.items {
-        let _ = writeln!(s, "{}", value_text(&item.value));
+        let _ = writeln!(s, "{}", item.value);
         for span in &item.spans {
             let _ = writeln!(s, "  p.{} l.{}-{}: \"{}\"", span.page, span.line_start, span.line_end, span.quote);
         }
