@@ -128,7 +128,7 @@ fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<
         let ask = |question: &str| -> anyhow::Result<(AskOutput, u128)> {
             let clock = Instant::now();
             let parsed = parser.parse(question, &document.profile)?;
-            let run = answer_parsed(&document, parsed, &parser.name(), &options)?;
+            let run = answer_parsed(&document, parsed, &parser, &options)?;
             Ok((run.output, clock.elapsed().as_millis()))
         };
         let row = |field, expected: String, got: String, correct, output: &AskOutput, ms| Row {

@@ -162,7 +162,7 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
         .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
         .env("DOCINTEL_LLM_BASE_URL", &base)
-        .env("DOCINTEL_LLM_MODEL", "mock-model")
+        .env("DOCINTEL_LLM_MODEL", "gpt-4.1-mini")
         .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();
@@ -178,7 +178,11 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     // under the labelled header.
     assert_eq!(bodies.len(), 1);
     let request: Value = serde_json::from_str(&bodies[0]).unwrap();
-    assert_eq!(request["model"], "mock-model");
+    assert_eq!(request["model"], "gpt-4.1-mini");
+    // Cost from the models table: 100 input and 20 output tokens at the
+    // listed gpt-4.1-mini prices.
+    let cost = value["_meta"]["cost_usd"].as_f64().unwrap();
+    assert!((cost - (100.0 * 0.40 + 20.0 * 1.60) / 1e6).abs() < 1e-12, "{cost}");
     assert_eq!(request["response_format"]["json_schema"]["strict"], true);
     assert!(bodies[0].contains("GLOBAL_LINE"), "{}", bodies[0]);
 }

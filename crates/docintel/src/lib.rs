@@ -187,7 +187,7 @@ pub fn pdf_qa_with_document(
             .map_err(|e| brick_error("question")(Box::new(e)))?;
     }
 
-    let mut run = answer_parsed(&document, parsed, &parser.name(), options)?;
+    let mut run = answer_parsed(&document, parsed, &parser, options)?;
     run.output.meta.parsed_question_cached = was_cached;
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
     if let Some(out_dir) = &options.out_dir {
@@ -228,7 +228,7 @@ pub fn answer_document(
 ) -> Result<QaRun, PipelineError> {
     let parser = question_parser(options)?;
     let parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
-    answer_parsed(document, parsed, &parser.name(), options)
+    answer_parsed(document, parsed, &parser, options)
 }
 
 /// Runs retrieval, generation and validation for an already parsed question,
@@ -236,13 +236,13 @@ pub fn answer_document(
 pub fn answer_parsed(
     document: &ParsedDocument,
     mut parsed: ParsedQuestion,
-    parser_name: &str,
+    parser: &RuleParser,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
     let mut trace = TraceRecorder::new();
     let mut timings = BTreeMap::new();
     let mut implementations = BTreeMap::new();
-    implementations.insert("question".to_owned(), parser_name.to_owned());
+    implementations.insert("question".to_owned(), parser.name());
     let question = parsed.original_question.clone();
 
     // The caller's overrides go on top of the dispatcher's decisions, each
@@ -312,6 +312,29 @@ pub fn answer_parsed(
         detail: serde_json::json!({ "citations_verified": citations_verified, "problems": problems }),
     });
 
+    // Cost from the models table: tokens times the listed prices of the model
+    // we asked for (servers may answer with a dated variant of the name).
+    let priced_model = match &options.generator {
+        GeneratorChoice::Extractive => None,
+        GeneratorChoice::Llm { model, .. } => Some(model),
+    };
+    let cost_usd = match priced_model {
+        None => 0.0,
+        Some(model) => match parser.satellites().model(model) {
+            Some(row) => {
+                (generation.usage.input_tokens as f64 * row.price_in_per_1m
+                    + generation.usage.output_tokens as f64 * row.price_out_per_1m)
+                    / 1_000_000.0
+            }
+            None => {
+                skipped.push(SkippedStep {
+                    step: "cost".into(),
+                    reason: format!("model {model} is not in the models table: cost unknown (reported as 0)"),
+                });
+                0.0
+            }
+        },
+    };
     let mut prompt_versions = BTreeMap::new();
     prompt_versions.insert("question_parsing".to_owned(), parsed.parser.clone());
     prompt_versions.insert("generation".to_owned(), generation.template_version.clone());
@@ -344,7 +367,7 @@ pub fn answer_parsed(
             .collect(),
         tokens_in: generation.usage.input_tokens,
         tokens_out: generation.usage.output_tokens,
-        cost_usd: 0.0,
+        cost_usd,
         timings_ms: timings,
         document_diagnostics: document
             .diagnostics
