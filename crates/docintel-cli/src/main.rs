@@ -137,6 +137,11 @@ struct ParseArgs {
     /// Print the whole parsed document as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Also write the tables as Parquet (lines, pages, toc, chunks) plus
+    /// profile.json to `<DIR>/<file stem>-<content hash>/`; a folder already
+    /// written for the same bytes is reused.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -307,6 +312,9 @@ fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {
 
 fn parse(args: ParseArgs) -> anyhow::Result<()> {
     let document = docintel::parse_file(&args.file).map_err(PipelineError::Parse)?;
+    if let Some(out) = &args.out {
+        write_document_folder(out, &args.file, &document)?;
+    }
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &document)?;
@@ -314,6 +322,24 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
     } else {
         write!(stdout, "{}", render_document(&document))?;
     }
+    Ok(())
+}
+
+/// Chunk sizes for the `chunks.parquet` table written by `parse --out`.
+const OUT_CHUNKS: docintel::ChunkConfig = docintel::ChunkConfig { max_tokens: 256, overlap_tokens: 32 };
+
+/// Writes the document folder under `out` unless one for the same bytes is
+/// already complete; reports the folder on stderr.
+fn write_document_folder(out: &Path, file: &Path, document: &ParsedDocument) -> anyhow::Result<()> {
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
+    let folder = docintel::document_folder(out, file, &bytes);
+    if docintel::is_up_to_date(&folder) {
+        eprintln!("up to date: {}", folder.display());
+        return Ok(());
+    }
+    let chunks = docintel::chunk_document(document, &OUT_CHUNKS);
+    docintel::write_tables(document, &chunks, &docintel::content_hash(&bytes), &folder)?;
+    eprintln!("wrote: {}", folder.display());
     Ok(())
 }
 

@@ -366,3 +366,35 @@ fn help_documents_the_exit_codes() {
         assert!(text.contains(code), "{code} missing from --help:\n{text}");
     }
 }
+
+#[test]
+fn parse_out_writes_a_document_folder_once_then_reuses_it() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = temp_dir("parse-out");
+    let _ = std::fs::remove_dir_all(&out);
+    let first = docintel(&["parse", pdf.to_str().unwrap(), "--json", "--out", out.to_str().unwrap()]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let stdout = String::from_utf8(first.stdout).unwrap();
+    let _: Value = serde_json::from_str(&stdout).expect("stdout is still one JSON object");
+    let folders: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(folders.len(), 1);
+    let folder = &folders[0];
+    assert!(folder.file_name().unwrap().to_str().unwrap().starts_with("amazonwebservices-"));
+    for file in ["lines.parquet", "pages.parquet", "toc.parquet", "chunks.parquet", "profile.json"] {
+        assert!(folder.join(file).is_file(), "missing {file}");
+    }
+    assert!(String::from_utf8_lossy(&first.stderr).contains("wrote: "));
+
+    let second = docintel(&["parse", pdf.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(second.status.success());
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains(&format!("up to date: {}", folder.display())), "{stderr}");
+    assert!(String::from_utf8_lossy(&second.stdout).contains("GLOBAL_LINE"));
+
+    std::fs::remove_file(folder.join("chunks.parquet")).unwrap();
+    let third = docintel(&["parse", pdf.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(third.status.success());
+    assert!(String::from_utf8_lossy(&third.stderr).contains("wrote: "));
+    assert!(folder.join("chunks.parquet").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -41,11 +41,15 @@ mod headings;
 mod highlight;
 mod lang;
 mod objects;
+mod output;
 mod textdoc;
 mod toc;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
 pub use highlight::{HighlightError, highlight_pdf};
+pub use output::{
+    DOCUMENT_FILES, DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables,
+};
 pub use textdoc::parse_file;
 
 use std::collections::HashMap;

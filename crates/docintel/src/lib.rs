@@ -35,6 +35,7 @@ use docintel_trace::TraceRecorder;
 pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
 pub use docintel_parse::{ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, vision_candidates};
+pub use docintel_parse::{DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables};
 pub use docintel_question::{RuleParser, SatelliteError, Satellites};
 pub use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
 
