@@ -58,18 +58,13 @@ pub fn verify_span(span: &Span, document: &ParsedDocument, shown: &[Passage]) ->
     } else if start <= end && first.is_some() && document.line(end).is_some() {
         let cited: Vec<&str> = document.line_range(start, end).iter().map(|l| l.text.as_str()).collect();
         if !text::squash(&cited.join(" ")).contains(&quote) {
-            problems.push(format!("quote {:?} not found in lines {start}-{end}", truncate(&span.quote, 80)));
+            problems.push(format!(
+                "quote {:?} not found in lines {start}-{end}",
+                docintel_schema::text::truncate_chars(&span.quote, 80)
+            ));
         }
     }
     problems
-}
-
-fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        format!("{}...", text.chars().take(max).collect::<String>())
-    }
 }
 
 #[cfg(test)]

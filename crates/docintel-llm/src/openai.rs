@@ -216,7 +216,7 @@ impl OpenAiTransport {
                 Attempt::Fail(LlmError::InvalidReply {
                     reason: self.scrub(&format!(
                         "response body is not JSON ({e}): {}",
-                        clip(&String::from_utf8_lossy(&bytes), 200)
+                        docintel_schema::text::truncate_chars(&String::from_utf8_lossy(&bytes), 200)
                     )),
                 })
             })
@@ -250,8 +250,8 @@ impl OpenAiTransport {
 fn error_message(bytes: &[u8]) -> String {
     let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
     match parsed.as_ref().and_then(|v| v.pointer("/error/message")).and_then(Value::as_str) {
-        Some(message) => clip(message, 300),
-        None => clip(String::from_utf8_lossy(bytes).trim(), 300),
+        Some(message) => docintel_schema::text::truncate_chars(message, 300),
+        None => docintel_schema::text::truncate_chars(String::from_utf8_lossy(bytes).trim(), 300),
     }
 }
 
@@ -308,7 +308,7 @@ pub fn response_from_raw(raw: Value) -> Result<LlmResponse, LlmError> {
         None => {
             let refusal = message.get("refusal").and_then(Value::as_str);
             return Err(invalid(&match refusal {
-                Some(refusal) => format!("model refused: {}", clip(refusal, 200)),
+                Some(refusal) => format!("model refused: {}", docintel_schema::text::truncate_chars(refusal, 200)),
                 None => "reply message has no text content".to_owned(),
             }));
         }
@@ -327,14 +327,6 @@ pub fn response_from_raw(raw: Value) -> Result<LlmResponse, LlmError> {
         cached_tokens: count(&["prompt_tokens_details", "cached_tokens"]),
     };
     Ok(LlmResponse { id, model, content, finish_reason, usage, raw })
-}
-
-fn clip(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        format!("{}...", text.chars().take(max).collect::<String>())
-    }
 }
 
 #[cfg(test)]

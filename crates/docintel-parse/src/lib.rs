@@ -195,19 +195,7 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
         let n_lines = lines.iter().rev().take_while(|l| l.page == page_no).count() as u32;
         // Figure columns are filled once every page is scanned (decoration
         // needs the whole document).
-        page_infos.push(PageInfo {
-            page: page_no,
-            n_lines,
-            n_chars,
-            has_text_layer: n_chars > 0,
-            n_images: 0,
-            n_vector_paths: 0,
-            has_figure: false,
-            figure_kind: None,
-            decorative_image_hashes: Vec::new(),
-            width,
-            height,
-        });
+        page_infos.push(PageInfo::from_text(page_no, n_lines, n_chars, width, height));
     }
     if n_failed == pages.len() {
         let reason = first_failure.unwrap_or_default();

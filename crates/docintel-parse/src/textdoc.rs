@@ -118,19 +118,7 @@ pub(crate) fn parse_text_bytes(name: &str, bytes: &[u8], markdown: bool) -> Pars
     }
     let toc = toc_rows(&headings, 1, TocSource::Headings);
     let n_chars: usize = lines.iter().map(|l| l.text.chars().count()).sum();
-    let page = PageInfo {
-        page: 1,
-        n_lines: lines.len() as u32,
-        n_chars: n_chars as u32,
-        has_text_layer: n_chars > 0,
-        n_images: 0,
-        n_vector_paths: 0,
-        has_figure: false,
-        figure_kind: None,
-        decorative_image_hashes: Vec::new(),
-        width,
-        height: top,
-    };
+    let page = PageInfo::from_text(1, lines.len() as u32, n_chars as u32, width, top);
     let doc_type = crate::detect_doc_type(lines.iter().take(40).map(|l| l.text.as_str()));
     let profile = DocumentProfile {
         format: DocumentFormat::Txt,

@@ -101,6 +101,26 @@ pub struct Chunk {
     pub n_tokens_est: u32,
 }
 
+impl PageInfo {
+    /// A page row from its text counts and size, with the graphics columns
+    /// empty (no images, no paths, no figure) until a graphics scan fills them.
+    pub fn from_text(page: u32, n_lines: u32, n_chars: u32, width: f32, height: f32) -> PageInfo {
+        PageInfo {
+            page,
+            n_lines,
+            n_chars,
+            has_text_layer: n_chars > 0,
+            n_images: 0,
+            n_vector_paths: 0,
+            has_figure: false,
+            figure_kind: None,
+            decorative_image_hashes: Vec::new(),
+            width,
+            height,
+        }
+    }
+}
+
 /// Where a TOC row comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -59,6 +59,16 @@ pub fn squash(text: &str) -> String {
     normalize(text).chars().filter(|c| !c.is_whitespace()).collect()
 }
 
+/// `text` cut to at most `max` characters, with `...` appended when cut (for
+/// messages that quote document or model text).
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_owned()
+    } else {
+        format!("{}...", text.chars().take(max).collect::<String>())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
