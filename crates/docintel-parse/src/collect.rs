@@ -4,9 +4,25 @@
 //! glyph of a page with its text-rendering matrix, advance width and font size,
 //! and groups the glyphs into lines itself. Geometry is done along each glyph's
 //! own baseline direction, so rotated text still forms lines.
+//!
+//! pdf-extract ignores clipping, so [`scan_clips`] walks the page's content
+//! streams a second time, mirroring pdf-extract's own operator walk, and
+//! records for every string it shows the visible rectangle then in force (the
+//! crop box intersected with the bounding boxes of the clipping paths).
+//! Glyphs whose box does not meet that rectangle are hidden and dropped.
+//!
+//! [`GlyphCollector::finish`] then finds a column gutter per page (an x band
+//! crossed by few lines, with long lines on both sides), splits the lines
+//! that span it at their word gap, and emits each band of the page between
+//! full-width lines as left column, then right column.
+
+use std::time::Instant;
 
 use docintel_schema::BBox;
-use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
+use pdf_extract::content::Content;
+use pdf_extract::{Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
+
+use crate::objects::{as_dict, as_number, deref};
 
 /// A new line starts when the baseline moves by more than this many ems.
 const BASELINE_BREAK_EM: f64 = 0.5;
@@ -29,6 +45,19 @@ pub(crate) struct RawLine {
     pub(crate) bbox: BBox,
     /// Dominant rendered font size (em in user space, points) by glyph count.
     pub(crate) font_size: f32,
+    /// Word gaps of a horizontal line, left to right (empty otherwise).
+    pub(crate) gaps: Vec<Gap>,
+}
+
+/// A word gap inside a horizontal line: where the text may be split.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Gap {
+    /// Byte offset of the space in the line's text.
+    pub(crate) at: usize,
+    /// Right edge of the word before the gap.
+    pub(crate) x_end: f32,
+    /// Left edge of the word after the gap.
+    pub(crate) x_start: f32,
 }
 
 /// The line being built.
@@ -45,6 +74,10 @@ struct Current {
     last_glyph: Option<((f64, f64), String)>,
     /// Glyph counts per rendered size (tenths of a point).
     sizes: Vec<(i64, usize)>,
+    /// Right edge of the last visible glyph (x, user space).
+    last_x_end: f32,
+    /// Word gaps recorded so far (horizontal lines only).
+    gaps: Vec<Gap>,
 }
 
 /// Collects the glyphs of one page into [`RawLine`]s.
@@ -57,9 +90,27 @@ pub(crate) struct GlyphCollector {
     /// Visible glyphs whose up vector points down the page / up the page.
     flipped_glyphs: usize,
     upright_glyphs: usize,
+    /// Visible rectangle per shown string, in pdf-extract's order (see
+    /// [`scan_clips`]); `None` entries, or strings past the end, are not
+    /// filtered.
+    clips: Vec<Option<Rect>>,
+    /// Strings shown so far (pdf-extract calls `begin_word` once per string).
+    shows: usize,
+    /// Glyphs dropped as clipped or outside the crop box.
+    pub(crate) n_hidden: usize,
+    /// Extraction stops with an error once this instant has passed.
+    deadline: Option<Instant>,
+    /// Set when the deadline stopped the extraction.
+    pub(crate) timed_out: bool,
 }
 
 impl GlyphCollector {
+    /// A collector that hides glyphs outside `clips` (one entry per shown
+    /// string) and gives up once `deadline` has passed.
+    pub(crate) fn new(clips: Vec<Option<Rect>>, deadline: Option<Instant>) -> Self {
+        Self { clips, deadline, ..Self::default() }
+    }
+
     /// Finishes the page and returns its lines in reading order.
     ///
     /// When most glyphs stand upside down in user space (a y-flipped page
@@ -80,6 +131,11 @@ impl GlyphCollector {
         reading_order(self.lines)
     }
 
+    /// The visible rectangle of the string being shown, if any.
+    fn current_clip(&self) -> Option<Rect> {
+        self.shows.checked_sub(1).and_then(|i| self.clips.get(i).copied().flatten())
+    }
+
     fn flush(&mut self) {
         if let Some(cur) = self.current.take() {
             let text = cur.text.trim_end_matches(is_pdf_space).to_string();
@@ -87,7 +143,9 @@ impl GlyphCollector {
                 && !text.chars().all(char::is_whitespace)
             {
                 let font_size = dominant_size(&cur.sizes);
-                self.lines.push(RawLine { text, bbox, font_size });
+                let len = text.len();
+                let gaps = cur.gaps.into_iter().filter(|g| g.at < len).collect();
+                self.lines.push(RawLine { text, bbox, font_size, gaps });
             }
         }
     }
@@ -115,6 +173,37 @@ impl GlyphCollector {
         let is_space = !text.is_empty() && text.chars().all(is_pdf_space);
         let cleaned = clean_glyph_text(text);
         if !is_space && cleaned.is_empty() {
+            return;
+        }
+
+        // Glyph box: [0, advance] along the baseline, [-0.2, 0.8] em across it.
+        let up_len = (up_vec.0 * up_vec.0 + up_vec.1 * up_vec.1).sqrt();
+        let up = if up_len.is_finite() && up_len > 1e-9 {
+            (up_vec.0 / up_len * em, up_vec.1 / up_len * em)
+        } else {
+            (-dir.1 * em, dir.0 * em)
+        };
+        let corners = [
+            (origin.0 - 0.2 * up.0, origin.1 - 0.2 * up.1),
+            (end.0 - 0.2 * up.0, end.1 - 0.2 * up.1),
+            (origin.0 + 0.8 * up.0, origin.1 + 0.8 * up.1),
+            (end.0 + 0.8 * up.0, end.1 + 0.8 * up.1),
+        ];
+        let mut gbox = BBox { x0: f32::MAX, y0: f32::MAX, x1: f32::MIN, y1: f32::MIN };
+        for (x, y) in corners {
+            gbox.x0 = gbox.x0.min(x as f32);
+            gbox.y0 = gbox.y0.min(y as f32);
+            gbox.x1 = gbox.x1.max(x as f32);
+            gbox.y1 = gbox.y1.max(y as f32);
+        }
+        if !(gbox.x0.is_finite() && gbox.y0.is_finite() && gbox.x1.is_finite() && gbox.y1.is_finite()) {
+            return;
+        }
+        // Hidden by a clipping path or outside the crop box: not text.
+        if let Some(clip) = self.current_clip()
+            && !clip.meets(gbox)
+        {
+            self.n_hidden += 1;
             return;
         }
 
@@ -163,30 +252,6 @@ impl GlyphCollector {
             return;
         }
 
-        // Glyph box: [0, advance] along the baseline, [-0.2, 0.8] em across it.
-        let up_len = (up_vec.0 * up_vec.0 + up_vec.1 * up_vec.1).sqrt();
-        let up = if up_len.is_finite() && up_len > 1e-9 {
-            (up_vec.0 / up_len * em, up_vec.1 / up_len * em)
-        } else {
-            (-dir.1 * em, dir.0 * em)
-        };
-        let corners = [
-            (origin.0 - 0.2 * up.0, origin.1 - 0.2 * up.1),
-            (end.0 - 0.2 * up.0, end.1 - 0.2 * up.1),
-            (origin.0 + 0.8 * up.0, origin.1 + 0.8 * up.1),
-            (end.0 + 0.8 * up.0, end.1 + 0.8 * up.1),
-        ];
-        let mut gbox = BBox { x0: f32::MAX, y0: f32::MAX, x1: f32::MIN, y1: f32::MIN };
-        for (x, y) in corners {
-            gbox.x0 = gbox.x0.min(x as f32);
-            gbox.y0 = gbox.y0.min(y as f32);
-            gbox.x1 = gbox.x1.max(x as f32);
-            gbox.y1 = gbox.y1.max(y as f32);
-        }
-        if !(gbox.x0.is_finite() && gbox.y0.is_finite() && gbox.x1.is_finite() && gbox.y1.is_finite()) {
-            return;
-        }
-
         if up.1 < 0.0 && up.1.abs() > up.0.abs() {
             self.flipped_glyphs += 1;
         } else if up.1 > 0.0 && up.1.abs() > up.0.abs() {
@@ -200,13 +265,20 @@ impl GlyphCollector {
             dir,
             last_glyph: None,
             sizes: Vec::new(),
+            last_x_end: gbox.x1,
+            gaps: Vec::new(),
         });
         if need_space && !cur.text.is_empty() && !cur.text.ends_with(' ') {
             cur.text.push(' ');
         }
+        // A word gap on a left-to-right horizontal line is a possible column cut.
+        if cur.text.ends_with(' ') && cur.dir.0 > 0.99 && dir.0 > 0.99 {
+            cur.gaps.push(Gap { at: cur.text.len() - 1, x_end: cur.last_x_end, x_start: gbox.x0 });
+        }
         cur.text.push_str(&cleaned);
         cur.bbox = Some(cur.bbox.map_or(gbox, |b| b.union(gbox)));
         cur.end = end;
+        cur.last_x_end = gbox.x1;
         cur.last_glyph = Some((origin, cleaned));
         let key = (em * 10.0).round() as i64;
         match cur.sizes.iter_mut().find(|(k, _)| *k == key) {
@@ -247,10 +319,18 @@ impl OutputDev for GlyphCollector {
         font_size: f64,
         char: &str,
     ) -> Result<(), OutputError> {
+        if self.n_glyphs.is_multiple_of(64)
+            && let Some(deadline) = self.deadline
+            && Instant::now() > deadline
+        {
+            self.timed_out = true;
+            return Err(OutputError::FormatError(std::fmt::Error));
+        }
         self.add_glyph(trm, width, font_size, char);
         Ok(())
     }
     fn begin_word(&mut self) -> Result<(), OutputError> {
+        self.shows += 1;
         Ok(())
     }
     fn end_word(&mut self) -> Result<(), OutputError> {
@@ -283,9 +363,19 @@ pub(crate) fn clean_glyph_text(text: &str) -> String {
     out
 }
 
+/// Puts a page's lines in reading order: with a column gutter, lines that
+/// span it at a word gap are split there and each band between full-width
+/// lines reads left column, then right column; otherwise rows top to bottom.
+pub(crate) fn reading_order(lines: Vec<RawLine>) -> Vec<RawLine> {
+    match find_gutter(&lines) {
+        Some(gutter) => column_order(split_at_gutter(lines, gutter), gutter),
+        None => row_order(lines),
+    }
+}
+
 /// Sorts lines top to bottom, then left to right. Lines whose vertical
 /// centres are within half a line height of a row's first line share the row.
-pub(crate) fn reading_order(mut lines: Vec<RawLine>) -> Vec<RawLine> {
+fn row_order(mut lines: Vec<RawLine>) -> Vec<RawLine> {
     let key = |l: &RawLine| (l.bbox.y0 + l.bbox.y1) / 2.0;
     lines.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
     let mut out = Vec::with_capacity(lines.len());
@@ -308,6 +398,446 @@ pub(crate) fn reading_order(mut lines: Vec<RawLine>) -> Vec<RawLine> {
     row.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
     out.append(&mut row);
     out
+}
+
+/// Fewer lines than this on a page: no column detection.
+const GUTTER_MIN_LINES: usize = 9;
+/// Each column needs at least this many lines (or line parts).
+const GUTTER_MIN_SIDE_LINES: usize = 8;
+/// At most this share of the line parts may cross the gutter (titles, figures).
+const GUTTER_MAX_CROSSING_SHARE: f32 = 0.25;
+/// The gutter lies within this central share of the text extent.
+const GUTTER_CENTRAL: (f32, f32) = (0.3, 0.7);
+/// Narrowest accepted gutter, in points.
+const GUTTER_MIN_WIDTH: f32 = 4.0;
+/// Column lines are long: median part width at least this share of the column.
+const GUTTER_MIN_FILL: f32 = 0.5;
+
+/// A word gap this wide (in ems of the line's font) may be a column gutter;
+/// narrower ones are ordinary (even justified) word spaces.
+const GUTTER_MIN_GAP_EM: f32 = 0.8;
+
+/// Whether a gap of `line` is wide enough to be a gutter.
+fn is_wide(line: &RawLine, gap: &Gap) -> bool {
+    gap.x_start - gap.x_end >= GUTTER_MIN_GAP_EM * line.font_size.max(1.0)
+}
+
+/// The x extents of a line's text runs (its box cut at its wide gaps).
+fn word_spans(line: &RawLine) -> Vec<(f32, f32)> {
+    let mut spans = Vec::with_capacity(line.gaps.len() + 1);
+    let mut x0 = line.bbox.x0;
+    for gap in line.gaps.iter().filter(|g| is_wide(line, g)) {
+        spans.push((x0, gap.x_end));
+        x0 = gap.x_start;
+    }
+    spans.push((x0, line.bbox.x1));
+    spans
+}
+
+fn median(mut values: Vec<f32>) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f32::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Finds a column gutter: an x in the central part of the text extent that
+/// few lines' words cover, with enough long lines (or line parts) on each
+/// side. Returns the middle of the widest such band.
+fn find_gutter(lines: &[RawLine]) -> Option<f32> {
+    if lines.len() < GUTTER_MIN_LINES {
+        return None;
+    }
+    let xmin = lines.iter().map(|l| l.bbox.x0).fold(f32::MAX, f32::min);
+    let xmax = lines.iter().map(|l| l.bbox.x1).fold(f32::MIN, f32::max);
+    let width = xmax - xmin;
+    if !(width.is_finite() && width > 4.0 * GUTTER_MIN_WIDTH) {
+        return None;
+    }
+    let spans: Vec<Vec<(f32, f32)>> = lines.iter().map(word_spans).collect();
+    let covered = |g: f32| spans.iter().filter(|s| s.iter().any(|&(a, b)| a < g && g < b)).count();
+    // Coverage on a 1-point grid over the central part.
+    let lo = xmin + GUTTER_CENTRAL.0 * width;
+    let hi = xmin + GUTTER_CENTRAL.1 * width;
+    let steps = ((hi - lo).max(0.0) as usize).min(2000);
+    let coverage: Vec<(f32, usize)> = (0..=steps).map(|i| lo + i as f32).map(|g| (g, covered(g))).collect();
+    let best = coverage.iter().map(|&(_, c)| c).min()?;
+    // The widest run of grid points at the minimal coverage.
+    let mut run: Option<(f32, f32)> = None;
+    let mut widest: Option<(f32, f32)> = None;
+    for &(g, c) in &coverage {
+        if c == best {
+            run = Some(run.map_or((g, g), |(a, _)| (a, g)));
+            if let Some((a, b)) = run
+                && widest.is_none_or(|(wa, wb)| b - a > wb - wa)
+            {
+                widest = Some((a, b));
+            }
+        } else {
+            run = None;
+        }
+    }
+    let (a, b) = widest?;
+    if b - a + 1.0 < GUTTER_MIN_WIDTH {
+        return None;
+    }
+    let g = (a + b) / 2.0;
+    // Parts on each side of g, from lines not covering it.
+    let mut left = Vec::new();
+    let mut right = Vec::new();
+    for s in &spans {
+        if s.iter().any(|&(a, b)| a < g && g < b) {
+            continue;
+        }
+        let l: Vec<&(f32, f32)> = s.iter().filter(|&&(_, b)| b <= g).collect();
+        let r: Vec<&(f32, f32)> = s.iter().filter(|&&(a, _)| a >= g).collect();
+        if let (Some(first), Some(last)) = (l.first(), l.last()) {
+            left.push(last.1 - first.0);
+        }
+        if let (Some(first), Some(last)) = (r.first(), r.last()) {
+            right.push(last.1 - first.0);
+        }
+    }
+    if left.len() < GUTTER_MIN_SIDE_LINES || right.len() < GUTTER_MIN_SIDE_LINES {
+        return None;
+    }
+    if best as f32 > GUTTER_MAX_CROSSING_SHARE * (left.len() + right.len() + best) as f32 {
+        return None;
+    }
+    let (ml, mr) = (median(left), median(right));
+    if ml < GUTTER_MIN_FILL * (g - xmin) || mr < GUTTER_MIN_FILL * (xmax - g) {
+        return None;
+    }
+    Some(g)
+}
+
+/// Splits every line that has a word gap around `gutter` into its two parts.
+fn split_at_gutter(lines: Vec<RawLine>, gutter: f32) -> Vec<RawLine> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let cut = line.gaps.iter().position(|g| g.x_end <= gutter && gutter <= g.x_start && is_wide(&line, g));
+        let Some(i) = cut else {
+            out.push(line);
+            continue;
+        };
+        let gap = line.gaps[i];
+        let (Some(head), Some(tail)) = (line.text.get(..gap.at), line.text.get(gap.at..)) else {
+            out.push(line);
+            continue;
+        };
+        let (head, tail) = (head.trim_end().to_string(), tail.trim_start().to_string());
+        if head.is_empty() || tail.is_empty() {
+            out.push(line);
+            continue;
+        }
+        let shift = line.text.len() - tail.len();
+        let left_gaps = line.gaps[..i].to_vec();
+        let right_gaps =
+            line.gaps[i + 1..].iter().filter_map(|g| g.at.checked_sub(shift).map(|at| Gap { at, ..*g })).collect();
+        let bbox = line.bbox;
+        out.push(RawLine {
+            text: head,
+            bbox: BBox { x1: gap.x_end.max(bbox.x0), ..bbox },
+            font_size: line.font_size,
+            gaps: left_gaps,
+        });
+        out.push(RawLine {
+            text: tail,
+            bbox: BBox { x0: gap.x_start.min(bbox.x1), ..bbox },
+            font_size: line.font_size,
+            gaps: right_gaps,
+        });
+    }
+    out
+}
+
+/// Left column, then right column, within each band between full-width lines.
+fn column_order(lines: Vec<RawLine>, gutter: f32) -> Vec<RawLine> {
+    let centre = |l: &RawLine| (l.bbox.y0 + l.bbox.y1) / 2.0;
+    let (mut full, parts): (Vec<RawLine>, Vec<RawLine>) =
+        lines.into_iter().partition(|l| l.bbox.x0 < gutter && gutter < l.bbox.x1);
+    full.sort_by(|a, b| centre(b).total_cmp(&centre(a)).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
+    let n_bands = full.len() + 1;
+    let mut left: Vec<Vec<RawLine>> = vec![Vec::new(); n_bands];
+    let mut right: Vec<Vec<RawLine>> = vec![Vec::new(); n_bands];
+    for line in parts {
+        let c = centre(&line);
+        let band = full.iter().filter(|f| centre(f) > c).count();
+        if line.bbox.x1 <= gutter {
+            left[band].push(line);
+        } else {
+            right[band].push(line);
+        }
+    }
+    let mut out = Vec::new();
+    let mut full = full.into_iter();
+    for (l, r) in left.into_iter().zip(right) {
+        out.extend(row_order(l));
+        out.extend(row_order(r));
+        out.extend(full.next());
+    }
+    out
+}
+
+/// An axis-aligned rectangle in user space (points).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rect {
+    pub(crate) x0: f64,
+    pub(crate) y0: f64,
+    pub(crate) x1: f64,
+    pub(crate) y1: f64,
+}
+
+/// How far (points) a glyph box may lie outside a clip and still show.
+const CLIP_TOLERANCE: f64 = 0.5;
+
+impl Rect {
+    /// Nothing is visible.
+    const EMPTY: Rect = Rect { x0: 0.0, y0: 0.0, x1: -1.0, y1: -1.0 };
+
+    fn intersect(self, other: Rect) -> Rect {
+        Rect {
+            x0: self.x0.max(other.x0),
+            y0: self.y0.max(other.y0),
+            x1: self.x1.min(other.x1),
+            y1: self.y1.min(other.y1),
+        }
+    }
+
+    fn add_point(rect: Option<Rect>, (x, y): (f64, f64)) -> Option<Rect> {
+        if !(x.is_finite() && y.is_finite()) {
+            return rect;
+        }
+        Some(match rect {
+            Some(r) => Rect { x0: r.x0.min(x), y0: r.y0.min(y), x1: r.x1.max(x), y1: r.y1.max(y) },
+            None => Rect { x0: x, y0: y, x1: x, y1: y },
+        })
+    }
+
+    /// Whether a glyph box overlaps the rectangle (within the tolerance).
+    pub(crate) fn meets(&self, b: BBox) -> bool {
+        let t = CLIP_TOLERANCE;
+        f64::from(b.x1) >= self.x0 - t
+            && f64::from(b.x0) <= self.x1 + t
+            && f64::from(b.y1) >= self.y0 - t
+            && f64::from(b.y0) <= self.y1 + t
+    }
+}
+
+/// Form XObjects nested deeper than this make the page fail (pdf-extract
+/// itself has no bound and would overflow the stack on a cycle).
+const MAX_FORM_DEPTH: u32 = 24;
+/// Operators between two deadline checks.
+const DEADLINE_EVERY: usize = 1024;
+
+/// Why [`scan_clips`] gave up on a page.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ScanError {
+    /// A content stream could not be decoded.
+    Content(String),
+    /// Form XObjects nested too deep (likely a cycle).
+    TooDeep,
+    /// The deadline passed.
+    Deadline,
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScanError::Content(e) => write!(f, "content stream: {e}"),
+            ScanError::TooDeep => write!(f, "Form XObjects nested deeper than {MAX_FORM_DEPTH} (a cycle?)"),
+            ScanError::Deadline => write!(f, "time budget exceeded"),
+        }
+    }
+}
+
+/// The visible rectangle for every string pdf-extract will show on the page,
+/// in its order (`Tj` with a string operand; each string of a `TJ` array;
+/// Form XObjects followed where pdf-extract follows them).
+///
+/// pdf-extract starts every Form XObject with an identity CTM and ignores its
+/// `/Matrix`, so glyph positions inside a form are only comparable with page
+/// coordinates when the CTM at the `Do` is the identity and the form has no
+/// matrix; elsewhere the entry is `None` (not filtered).
+pub(crate) fn scan_clips(
+    doc: &Document,
+    page_id: ObjectId,
+    deadline: Option<Instant>,
+) -> Result<Vec<Option<Rect>>, ScanError> {
+    let content = doc.get_page_content(page_id).map_err(|e| ScanError::Content(e.to_string()))?;
+    let resources = inherited(doc, page_id, b"Resources").and_then(|r| as_dict(doc, r));
+    let crop = crate::objects::visible_box(doc, page_id).map(|[x0, y0, x1, y1]| Rect {
+        x0: f64::from(x0),
+        y0: f64::from(y0),
+        x1: f64::from(x1),
+        y1: f64::from(y1),
+    });
+    let mut scan = ClipScan { doc, out: Vec::new(), deadline, ops: 0 };
+    scan.walk(&content, resources, crop, true, 0)?;
+    Ok(scan.out)
+}
+
+/// A page attribute, inherited through `/Parent`.
+fn inherited<'a>(doc: &'a Document, page_id: ObjectId, key: &[u8]) -> Option<&'a Object> {
+    let mut dict = doc.get_dictionary(page_id).ok();
+    for _ in 0..64 {
+        let d = dict?;
+        if let Ok(v) = d.get(key) {
+            return Some(v);
+        }
+        dict = d.get(b"Parent").ok().and_then(|p| as_dict(doc, p));
+    }
+    None
+}
+
+type Matrix = [f64; 6];
+const IDENTITY: Matrix = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+
+/// `m` applied first, then `ctm` (PDF `cm` semantics).
+fn concat(m: Matrix, ctm: Matrix) -> Matrix {
+    [
+        m[0] * ctm[0] + m[1] * ctm[2],
+        m[0] * ctm[1] + m[1] * ctm[3],
+        m[2] * ctm[0] + m[3] * ctm[2],
+        m[2] * ctm[1] + m[3] * ctm[3],
+        m[4] * ctm[0] + m[5] * ctm[2] + ctm[4],
+        m[4] * ctm[1] + m[5] * ctm[3] + ctm[5],
+    ]
+}
+
+fn apply(m: &Matrix, x: f64, y: f64) -> (f64, f64) {
+    (m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5])
+}
+
+fn matrix_of(doc: &Document, operands: &[Object]) -> Option<Matrix> {
+    if operands.len() != 6 {
+        return None;
+    }
+    let mut m = [0.0; 6];
+    for (slot, o) in m.iter_mut().zip(operands) {
+        *slot = as_number(doc, o)?;
+    }
+    m.iter().all(|v| v.is_finite()).then_some(m)
+}
+
+struct ClipScan<'a> {
+    doc: &'a Document,
+    out: Vec<Option<Rect>>,
+    deadline: Option<Instant>,
+    ops: usize,
+}
+
+impl<'a> ClipScan<'a> {
+    fn walk(
+        &mut self,
+        bytes: &[u8],
+        resources: Option<&'a Dictionary>,
+        clip: Option<Rect>,
+        trusted: bool,
+        depth: u32,
+    ) -> Result<(), ScanError> {
+        if depth > MAX_FORM_DEPTH {
+            return Err(ScanError::TooDeep);
+        }
+        let content = Content::decode(bytes).map_err(|e| ScanError::Content(e.to_string()))?;
+        let mut ctm = IDENTITY;
+        let mut clip = clip;
+        let mut stack: Vec<(Matrix, Option<Rect>)> = Vec::new();
+        let mut path: Option<Rect> = None;
+        let mut clip_pending = false;
+        let doc = self.doc;
+        let num = |ops: &[Object], i: usize| ops.get(i).and_then(|o| as_number(doc, o));
+        for op in &content.operations {
+            self.ops += 1;
+            if self.ops.is_multiple_of(DEADLINE_EVERY) && self.deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(ScanError::Deadline);
+            }
+            let ops = &op.operands;
+            match op.operator.as_str() {
+                "q" => stack.push((ctm, clip)),
+                "Q" => {
+                    if let Some((m, c)) = stack.pop() {
+                        ctm = m;
+                        clip = c;
+                    }
+                }
+                "cm" => {
+                    if let Some(m) = matrix_of(self.doc, ops) {
+                        ctm = concat(m, ctm);
+                    }
+                }
+                "m" | "l" | "c" | "v" | "y" => {
+                    for i in (0..ops.len()).step_by(2) {
+                        if let (Some(x), Some(y)) = (num(ops, i), num(ops, i + 1)) {
+                            path = Rect::add_point(path, apply(&ctm, x, y));
+                        }
+                    }
+                }
+                "re" => {
+                    if let (Some(x), Some(y), Some(w), Some(h)) = (num(ops, 0), num(ops, 1), num(ops, 2), num(ops, 3)) {
+                        for (px, py) in [(x, y), (x + w, y), (x, y + h), (x + w, y + h)] {
+                            path = Rect::add_point(path, apply(&ctm, px, py));
+                        }
+                    }
+                }
+                "W" | "W*" => clip_pending = true,
+                "n" | "S" | "s" | "f" | "F" | "f*" | "B" | "B*" | "b" | "b*" => {
+                    if clip_pending {
+                        let area = path.unwrap_or(Rect::EMPTY);
+                        clip = Some(clip.map_or(area, |c| c.intersect(area)));
+                    }
+                    clip_pending = false;
+                    path = None;
+                }
+                "Tj" => {
+                    if matches!(ops.first(), Some(Object::String(..))) {
+                        self.out.push(clip.filter(|_| trusted));
+                    }
+                }
+                "TJ" => {
+                    if let Some(Object::Array(items)) = ops.first() {
+                        for item in items {
+                            if matches!(item, Object::String(..)) {
+                                self.out.push(clip.filter(|_| trusted));
+                            }
+                        }
+                    }
+                }
+                "Do" => {
+                    let Some(name) = ops.first().and_then(|o| o.as_name().ok()) else { continue };
+                    let Some(xobjects) =
+                        resources.and_then(|r| r.get(b"XObject").ok()).and_then(|x| as_dict(self.doc, x))
+                    else {
+                        continue;
+                    };
+                    let Some(Object::Stream(stream)) = xobjects.get(name).ok().and_then(|o| deref(self.doc, o)) else {
+                        continue;
+                    };
+                    let subtype = stream.dict.get(b"Subtype").ok().and_then(|s| deref(self.doc, s));
+                    if matches!(subtype, Some(Object::Name(n)) if n == b"Image") {
+                        continue;
+                    }
+                    let has_matrix = match stream.dict.get(b"Matrix").ok().and_then(|m| deref(self.doc, m)) {
+                        Some(Object::Array(items)) => matrix_of(self.doc, items).is_some_and(|m| m != IDENTITY),
+                        _ => false,
+                    };
+                    let inner_trusted = trusted && ctm == IDENTITY && !has_matrix;
+                    let inner_resources =
+                        stream.dict.get(b"Resources").ok().and_then(|r| as_dict(self.doc, r)).or(resources);
+                    let data = if stream.filters().is_ok() {
+                        stream.decompressed_content().unwrap_or_else(|_| stream.content.clone())
+                    } else {
+                        stream.content.clone()
+                    };
+                    let inner_clip = if inner_trusted { clip } else { None };
+                    self.walk(&data, inner_resources, inner_clip, inner_trusted, depth + 1)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -387,6 +917,41 @@ mod tests {
         let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["first", "second"]);
         assert!(lines.iter().all(|l| l.bbox.y0 < l.bbox.y1));
+    }
+
+    #[test]
+    fn columns_split_at_wide_gaps_but_titles_stay_whole() {
+        let mut c = GlyphCollector::default();
+        let title = "Title words spanning the whole page width here";
+        feed(&mut c, title, 72.0, 780.0, 10.0);
+        for i in 0..10 {
+            let y = 740.0 - 14.0 * f64::from(i);
+            // 24 characters per column: left 72..192, right 214..334.
+            feed(&mut c, &format!("left column row {i:02} text"), 72.0, y, 10.0);
+            feed(&mut c, &format!("right column row {i:02} tx"), 214.0, y, 10.0);
+        }
+        let lines = c.finish();
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        let mut want = vec![title.to_owned()];
+        want.extend((0..10).map(|i| format!("left column row {i:02} text")));
+        want.extend((0..10).map(|i| format!("right column row {i:02} tx")));
+        assert_eq!(texts, want);
+        let right = &lines[11];
+        assert!(right.bbox.x0 >= 213.0 && right.bbox.x1 <= 335.0, "{:?}", right.bbox);
+    }
+
+    #[test]
+    fn clip_rectangles_meet_glyph_boxes_with_tolerance() {
+        let clip = Rect { x0: 0.0, y0: 0.0, x1: 100.0, y1: 100.0 };
+        let inside = BBox { x0: 10.0, y0: 10.0, x1: 20.0, y1: 20.0 };
+        let touching = BBox { x0: 100.2, y0: 10.0, x1: 110.0, y1: 20.0 };
+        let outside = BBox { x0: 102.0, y0: 10.0, x1: 110.0, y1: 20.0 };
+        assert!(clip.meets(inside) && clip.meets(touching) && !clip.meets(outside));
+        assert!(!Rect::EMPTY.meets(inside));
+        assert_eq!(concat([2.0, 0.0, 0.0, 2.0, 10.0, 0.0], IDENTITY), [2.0, 0.0, 0.0, 2.0, 10.0, 0.0]);
+        // Scale then translate: (1, 1) → (2, 2) → (12, 2).
+        let m = concat([2.0, 0.0, 0.0, 2.0, 0.0, 0.0], [1.0, 0.0, 0.0, 1.0, 10.0, 0.0]);
+        assert_eq!(apply(&m, 1.0, 1.0), (12.0, 2.0));
     }
 
     #[test]

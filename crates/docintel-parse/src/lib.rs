@@ -1,20 +1,31 @@
 //! docintel-parse: the document parsing brick.
 //!
-//! Turns a PDF (or a text / Markdown file, see [`parse_file`]) into the
+//! Turns a PDF (or a text, Markdown or DOCX file, see [`parse_file`]) into the
 //! tables every later brick reads (see [`docintel_schema::ParsedDocument`]):
 //! a **line table** (global 1-based `line_id`, page, line within page, text,
 //! bounding box in PDF points), a **page table** (size, line and character
 //! counts, text-layer flag, images, vector paths, figure flags and decorative
 //! image hashes), a **TOC table** from the native outline or, without one,
-//! rebuilt from numbered / styled headings, a **document profile** (with
-//! languages), and **diagnostics** for whatever was lost on the way.
+//! rebuilt from a printed contents page or from numbered / styled headings, a
+//! **document profile** (languages, tables, doc type, typical fields, a
+//! one-line summary), and **diagnostics** for whatever was lost on the way.
+//! Encrypted PDFs open with the empty password or [`ParseOptions::password`];
+//! a broken cross-reference table is rebuilt from the object markers.
 //! [`chunk_document`] cuts a parsed document into token-sized chunks and
 //! [`vision_candidates`] lists the pages a vision model should look at.
 //!
 //! Text comes from `pdf-extract`, whose glyphs are collected and grouped into
 //! lines here (baseline changes, backward jumps and wide gaps break lines;
-//! small gaps become spaces; ligatures are expanded). Lines are sorted top to
-//! bottom, then left to right.
+//! small gaps become spaces; ligatures are expanded). Glyphs hidden by a
+//! clipping path or outside the crop box are dropped. Lines are sorted top to
+//! bottom, then left to right; on a two-column page (a gutter found from the
+//! lines' x extents) each band between full-width lines reads left column,
+//! then right column.
+//!
+//! Pages are parsed in parallel (scoped threads, one per core) and assembled
+//! in page order, so the output does not depend on thread timing. Fonts,
+//! forms and content streams are inflated once per document, not per page,
+//! and each page has a time budget ([`PAGE_TIME_BUDGET`]).
 //!
 //! The parser never panics and never prints to stdout: every page is
 //! extracted under `catch_unwind`, and a page that fails becomes a
@@ -36,32 +47,42 @@
 
 mod chunk;
 mod collect;
+mod contents;
+mod doctype;
+mod docx;
+mod encrypt;
 mod figures;
 mod headings;
 mod highlight;
 mod lang;
 mod objects;
 mod output;
+mod repair;
+mod tables;
 mod textdoc;
 mod toc;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
+pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables,
 };
-pub use textdoc::parse_file;
+pub use textdoc::{parse_file, parse_file_with_options};
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use docintel_schema::{
     Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
 };
 use pdf_extract::{Document, ObjectId};
 
-use crate::collect::{GlyphCollector, RawLine};
+use crate::collect::{GlyphCollector, RawLine, ScanError};
 
 /// Why a PDF could not be parsed at all. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -89,10 +110,24 @@ pub enum ParseError {
         path: String,
     },
     /// The PDF is encrypted and cannot be opened with an empty user password.
-    #[error("{path}: encrypted PDF (cannot be opened without a password)")]
+    #[error("{path}: encrypted PDF: a password is needed to open it (none was given; use --password)")]
     Encrypted {
         /// The path or name as given.
         path: String,
+    },
+    /// The PDF is encrypted and the password given does not open it.
+    #[error("{path}: encrypted PDF: the password given does not open it")]
+    WrongPassword {
+        /// The path or name as given.
+        path: String,
+    },
+    /// The file is named or shaped like a Word document but cannot be read as one.
+    #[error("{path}: malformed DOCX ({reason})")]
+    BadDocx {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// lopdf could not load the file.
     #[error("{path}: malformed PDF ({reason})")]
@@ -102,7 +137,7 @@ pub enum ParseError {
         /// What the loader reported.
         reason: String,
     },
-    /// The file is a Word document; DOCX input is not implemented yet.
+    /// Kept for API compatibility; no longer produced (DOCX is read).
     #[error("{path}: DOCX input is not supported yet")]
     DocxNotSupported {
         /// The path as given.
@@ -138,12 +173,21 @@ pub fn parse_pdf(path: &Path) -> Result<ParsedDocument, ParseError> {
 
 /// Parses a PDF held in memory; `name` is used as the source and in errors.
 pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, ParseError> {
+    parse_pdf_bytes_with_options(name, bytes, &ParseOptions::default())
+}
+
+/// [`parse_pdf_bytes`] with options (a password for encrypted files, see [`ParseOptions`]).
+pub fn parse_pdf_bytes_with_options(
+    name: &str,
+    bytes: &[u8],
+    options: &ParseOptions,
+) -> Result<ParsedDocument, ParseError> {
     let path = name.to_string();
     let head = &bytes[..bytes.len().min(1024)];
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(ParseError::NotPdf { path });
     }
-    let doc = load(name, bytes)?;
+    let (doc, load_notes) = encrypt::load(name, bytes, options)?;
 
     let pages: Vec<(u32, ObjectId)> = match catch_unwind(AssertUnwindSafe(|| doc.get_pages())) {
         Ok(map) => map.into_iter().collect(),
@@ -155,19 +199,42 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
         return Err(ParseError::NoReadablePage { path, reason: "the page tree is empty".into() });
     }
 
-    let mut diagnostics = Vec::new();
+    let mut diagnostics = load_notes;
     let mut lines: Vec<Line> = Vec::new();
     let mut page_infos: Vec<PageInfo> = Vec::with_capacity(pages.len());
     let mut first_failure: Option<String> = None;
     let mut n_failed = 0usize;
     // Parse-internal side table: each line's dominant font size.
     let mut font_sizes: Vec<f32> = Vec::new();
+    let sizes: Vec<(f32, f32)> = pages.iter().map(|&(_, id)| objects::page_size(&doc, id)).collect();
+    // Pages are independent: graphics first (image hashes need the image
+    // bytes), then text on a copy-free, pre-digested document. Results are
+    // kept in page order, so the output does not depend on thread timing.
+    let scans = par_map(&pages, |i, &(_, page_id)| {
+        let (width, height) = sizes[i];
+        scan_graphics(&doc, page_id, width * height)
+    });
+    let mut doc = doc;
+    objects::prepare_for_text(&mut doc);
+    let doc = doc;
+    let texts = par_map(&pages, |_, &(page_key, page_id)| extract_page(&doc, page_key, page_id, PAGE_TIME_BUDGET));
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
-    for (index, &(page_key, page_id)) in pages.iter().enumerate() {
+    for (index, (scan, text)) in scans.into_iter().zip(texts).enumerate() {
         let page_no = (index + 1) as u32;
-        let (width, height) = objects::page_size(&doc, page_id);
-        graphics.push(scan_graphics(&doc, page_id, width * height, page_no, &mut diagnostics));
-        let raw = match extract_page(&doc, page_key) {
+        let (width, height) = sizes[index];
+        let scan = scan.unwrap_or_else(|| Err("worker thread lost the page".into()));
+        graphics.push(match scan {
+            Ok(g) => Some(g),
+            Err(message) => {
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Info,
+                    page: Some(page_no),
+                    message: format!("page {page_no}: images and paths not counted: {message}"),
+                });
+                None
+            }
+        });
+        let raw = match text.unwrap_or_else(|| Err("worker thread lost the page".into())) {
             Ok(raw) => raw,
             Err(message) => {
                 n_failed += 1;
@@ -212,6 +279,25 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
 
     let n_pages = pages.len() as u32;
     let mut toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
+    // Without an outline, a printed contents page that maps consistently onto
+    // the pages comes before headings.
+    if toc.is_empty()
+        && n_pages >= 2
+        && let Some(found) = contents::toc_from_contents(&lines, n_pages)
+    {
+        diagnostics.push(Diagnostic {
+            severity: Severity::Info,
+            page: Some(found.contents_page),
+            message: format!(
+                "no outline: {} TOC entries read from the contents page (page {}), printed page + {} = physical page ({} titles found there)",
+                found.toc.len(),
+                found.contents_page,
+                found.offset,
+                found.confirmed
+            ),
+        });
+        toc = found.toc;
+    }
     // A single page (an invoice, a letter) gets no rebuilt TOC: its bold
     // labels are not sections.
     if toc.is_empty() && n_pages >= 2 {
@@ -229,64 +315,76 @@ pub fn parse_pdf_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocument, Parse
             });
         }
     }
-    let profile = profile(&lines, &page_infos, &toc);
+    let table_pages = tables::table_pages(&lines, &page_infos);
+    if !table_pages.is_empty() {
+        let list: Vec<String> = table_pages.iter().map(u32::to_string).collect();
+        diagnostics.push(Diagnostic {
+            severity: Severity::Info,
+            page: None,
+            message: format!("tables (aligned columns) detected on pages {}", list.join(", ")),
+        });
+    }
+    let mut profile = profile(&lines, &page_infos, &toc);
+    profile.has_tables = !table_pages.is_empty();
     let parsed = ParsedDocument { source: path, profile, lines, pages: page_infos, toc, diagnostics };
     debug_assert!(parsed.check_invariants().is_ok());
     Ok(parsed)
 }
 
-/// Loads the document (lopdf decrypts with the empty user password itself).
-fn load(name: &str, bytes: &[u8]) -> Result<Document, ParseError> {
-    let path = name.to_string();
-    let mut doc = match catch_unwind(AssertUnwindSafe(|| Document::load_mem(bytes))) {
-        Ok(Ok(doc)) => doc,
-        Ok(Err(e)) if is_encryption_error(&e) => return Err(ParseError::Encrypted { path }),
-        Ok(Err(e)) => return Err(ParseError::Malformed { path, reason: e.to_string() }),
-        Err(panic) => {
-            return Err(ParseError::Malformed { path, reason: format!("loader panicked: {}", panic_message(&panic)) });
+/// Scans one page's graphics; a failure or a panic becomes `Err(message)`
+/// (the page then counts no images and no paths).
+fn scan_graphics(doc: &Document, page_id: ObjectId, area: f32) -> Result<figures::PageGraphics, String> {
+    match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area))) {
+        Ok(result) => result,
+        Err(panic) => Err(format!("scanner panicked: {}", panic_message(&panic))),
+    }
+}
+
+/// Longest time one page's text extraction may take; a page that needs more
+/// fails with a diagnostic and the other pages still parse.
+pub const PAGE_TIME_BUDGET: Duration = Duration::from_secs(20);
+
+/// Stack size of the page workers (pdf-extract recurses into Form XObjects).
+const WORKER_STACK: usize = 16 * 1024 * 1024;
+
+/// Maps `f` over `items` on up to `available_parallelism` scoped threads,
+/// keeping the input order. A slot is `None` only if its worker died.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<Option<R>> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    if workers <= 1 {
+        return items.iter().enumerate().map(|(i, item)| Some(f(i, item))).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            let work = || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let Ok(result) = catch_unwind(AssertUnwindSafe(|| f(i, item))) else { continue };
+                    if let Some(slot) = slots.get(i) {
+                        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+                    }
+                }
+            };
+            // If the thread cannot be spawned, the remaining workers (or the
+            // sequential pass below) still take every page.
+            let _ = std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(scope, work);
         }
-    };
-    // Encrypted but not decrypted at load time: lopdf could not authenticate
-    // the empty user password. Try once more explicitly.
-    // (When authentication fails at load, lopdf returns a document whose
-    // objects are missing, so `/Encrypt` in the trailer is the reliable cue.)
-    if doc.trailer.get(b"Encrypt").is_ok() && !doc.was_encrypted() {
-        let decrypted = doc.is_encrypted()
-            && catch_unwind(AssertUnwindSafe(|| doc.decrypt(""))).map(|r| r.is_ok()).unwrap_or(false);
-        if !decrypted {
-            return Err(ParseError::Encrypted { path });
+    });
+    let mut out: Vec<Option<R>> =
+        slots.into_iter().map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner)).collect();
+    // Pages no worker reached (no thread could be spawned): do them here.
+    for (i, slot) in out.iter_mut().enumerate() {
+        if slot.is_none()
+            && let Some(item) = items.get(i)
+            && i >= next.load(Ordering::Relaxed)
+        {
+            *slot = Some(f(i, item));
         }
     }
-    Ok(doc)
-}
-
-fn is_encryption_error(e: &pdf_extract::Error) -> bool {
-    matches!(
-        e,
-        pdf_extract::Error::Decryption(_) | pdf_extract::Error::InvalidPassword | pdf_extract::Error::AlreadyEncrypted
-    )
-}
-
-/// Scans one page's graphics; a failure or a panic becomes a diagnostic and
-/// `None` (the page then counts no images and no paths).
-fn scan_graphics(
-    doc: &Document,
-    page_id: ObjectId,
-    area: f32,
-    page_no: u32,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Option<figures::PageGraphics> {
-    let message = match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area))) {
-        Ok(Ok(graphics)) => return Some(graphics),
-        Ok(Err(message)) => message,
-        Err(panic) => format!("scanner panicked: {}", panic_message(&panic)),
-    };
-    diagnostics.push(Diagnostic {
-        severity: Severity::Info,
-        page: Some(page_no),
-        message: format!("page {page_no}: images and paths not counted: {message}"),
-    });
-    None
+    out
 }
 
 /// Pages a vision model should look at: `(figure pages, scanned pages)`.
@@ -302,15 +400,28 @@ pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
     (figures, scanned)
 }
 
-/// Extracts one page's lines; a panic or an error becomes `Err(message)`.
-fn extract_page(doc: &Document, page_key: u32) -> Result<Vec<RawLine>, String> {
+/// Extracts one page's lines; a panic, an error or an exceeded time budget
+/// becomes `Err(message)`.
+fn extract_page(doc: &Document, page_key: u32, page_id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
+    let deadline = Instant::now().checked_add(budget);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let mut collector = GlyphCollector::default();
-        pdf_extract::output_doc_page(doc, &mut collector, page_key).map(|()| collector.finish())
+        // Clip rectangles per shown string; a page whose content cannot be
+        // walked is left to pdf-extract unfiltered, except for form cycles
+        // and the deadline.
+        let clips = match collect::scan_clips(doc, page_id, deadline) {
+            Ok(clips) => clips,
+            Err(e @ (ScanError::TooDeep | ScanError::Deadline)) => return Err(e.to_string()),
+            Err(ScanError::Content(_)) => Vec::new(),
+        };
+        let mut collector = GlyphCollector::new(clips, deadline);
+        match pdf_extract::output_doc_page(doc, &mut collector, page_key) {
+            Ok(()) => Ok(collector.finish()),
+            Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
+            Err(e) => Err(e.to_string()),
+        }
     }));
     match outcome {
-        Ok(Ok(lines)) => Ok(lines),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(result) => result,
         Err(panic) => Err(format!("extractor panicked: {}", panic_message(&panic))),
     }
 }
@@ -349,14 +460,10 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
-/// Words on the first page that mark an invoice.
-const INVOICE_CUES: [&str; 5] = ["invoice", "rechnung", "factuur", "facture", "factura"];
-
 fn profile(lines: &[Line], pages: &[PageInfo], toc: &[TocEntry]) -> DocumentProfile {
     let n_pages = pages.len() as u32;
     let no_text = pages.iter().filter(|p| !p.has_text_layer).count();
-    let doc_type = detect_doc_type(lines.iter().filter(|l| l.page == 1).map(|l| l.text.as_str()));
-    let typical_fields = typical_fields(doc_type);
+    let description = doctype::describe(lines, toc, Some(n_pages));
     DocumentProfile {
         format: DocumentFormat::Pdf,
         n_pages: Some(n_pages),
@@ -364,46 +471,15 @@ fn profile(lines: &[Line], pages: &[PageInfo], toc: &[TocEntry]) -> DocumentProf
         has_tables: false,
         languages: lang::detect_languages(lines.iter().map(|l| l.text.as_str())),
         is_scanned: no_text * 2 > pages.len(),
-        doc_type: doc_type.map(String::from),
-        typical_fields,
-        summary: None,
+        doc_type: description.doc_type.map(String::from),
+        typical_fields: description.typical_fields,
+        summary: description.summary,
     }
-}
-
-/// Fields typically asked of a document type.
-fn typical_fields(doc_type: Option<&str>) -> Vec<String> {
-    match doc_type {
-        Some("invoice") => {
-            ["total amount", "invoice date", "invoice number", "issuer", "due date"].map(String::from).to_vec()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// A deterministic document-type cue from the first page's text.
-fn detect_doc_type<'a>(texts: impl Iterator<Item = &'a str>) -> Option<&'static str> {
-    let mut joined = String::new();
-    for t in texts {
-        joined.push(' ');
-        joined.push_str(&t.to_lowercase());
-    }
-    let words: Vec<&str> = joined.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let is_invoice = words.iter().any(|w| INVOICE_CUES.iter().any(|cue| w.starts_with(cue)))
-        || words.windows(2).any(|pair| pair == ["bill", "to"]);
-    is_invoice.then_some("invoice")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn doc_type_cues() {
-        assert_eq!(detect_doc_type(["Tax INVOICE", "x"].into_iter()), Some("invoice"));
-        assert_eq!(detect_doc_type(["Rechnungsnummer: 12"].into_iter()), Some("invoice"));
-        assert_eq!(detect_doc_type(["Bill  To:", "ACME"].into_iter()), Some("invoice"));
-        assert_eq!(detect_doc_type(["Annual report", "billing totals"].into_iter()), None);
-    }
 
     #[test]
     fn header_check_and_messages() {
@@ -413,5 +489,72 @@ mod tests {
         let err = parse_pdf_bytes("y.pdf", b"%PDF-1.4\ngarbage garbage").unwrap_err();
         assert!(matches!(err, ParseError::Malformed { .. }), "{err:?}");
         assert!(err.to_string().starts_with("y.pdf: malformed PDF"));
+    }
+
+    /// A one-page document drawing `text` in Helvetica.
+    fn one_page(text: &str) -> (Document, ObjectId) {
+        use pdf_extract::{Dictionary, Object, Stream};
+        let set = |entries: Vec<(&str, Object)>| {
+            let mut d = Dictionary::new();
+            for (k, v) in entries {
+                d.set(k, v);
+            }
+            d
+        };
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font = doc.add_object(set(vec![
+            ("Type", Object::Name(b"Font".to_vec())),
+            ("Subtype", Object::Name(b"Type1".to_vec())),
+            ("BaseFont", Object::Name(b"Helvetica".to_vec())),
+        ]));
+        let content = format!("BT /F1 10 Tf 72 700 Td ({text}) Tj ET");
+        let content = doc.add_object(Stream::new(Dictionary::new(), content.into_bytes()));
+        let page = doc.add_object(set(vec![
+            ("Type", Object::Name(b"Page".to_vec())),
+            ("Parent", pages_id.into()),
+            ("Contents", content.into()),
+            ("Resources", set(vec![("Font", set(vec![("F1", font.into())]).into())]).into()),
+            ("MediaBox", Object::Array(vec![0.into(), 0.into(), 595.into(), 842.into()])),
+        ]));
+        doc.objects.insert(
+            pages_id,
+            set(vec![
+                ("Type", Object::Name(b"Pages".to_vec())),
+                ("Kids", Object::Array(vec![page.into()])),
+                ("Count", 1.into()),
+            ])
+            .into(),
+        );
+        let catalog =
+            doc.add_object(set(vec![("Type", Object::Name(b"Catalog".to_vec())), ("Pages", pages_id.into())]));
+        doc.trailer.set("Root", catalog);
+        (doc, page)
+    }
+
+    #[test]
+    fn a_page_over_its_time_budget_fails_with_a_message() {
+        let (doc, page) = one_page("Some text");
+        let lines = extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("within budget");
+        assert_eq!(lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["Some text"]);
+        let err = extract_page(&doc, 1, page, Duration::ZERO).expect_err("no time at all");
+        assert!(err.contains("time budget"), "{err}");
+    }
+
+    #[test]
+    fn prepared_documents_extract_the_same_text() {
+        let (mut doc, page) = one_page("Prepared text");
+        let before = extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("parses");
+        objects::prepare_for_text(&mut doc);
+        assert_eq!(extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("parses"), before);
+    }
+
+    #[test]
+    fn par_map_keeps_input_order() {
+        let items: Vec<u32> = (0..100).collect();
+        let out = par_map(&items, |i, &x| (i as u32) * 1000 + x * 2);
+        let want: Vec<Option<u32>> = (0..100).map(|x| Some(x * 1000 + x * 2)).collect();
+        assert_eq!(out, want);
+        assert!(par_map(&[] as &[u32], |_, &x| x).is_empty());
     }
 }

@@ -1,5 +1,7 @@
 //! Small, panic-free helpers over lopdf objects.
 
+use std::collections::HashSet;
+
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
 /// Default page size (US Letter) when no MediaBox can be found.
@@ -49,6 +51,46 @@ pub(crate) fn page_size(doc: &Document, page_id: ObjectId) -> (f32, f32) {
     DEFAULT_PAGE_SIZE
 }
 
+/// The visible area of a page in default user space: the CropBox (default:
+/// the MediaBox) clipped to the MediaBox, both inherited through `/Parent`,
+/// as `[x0, y0, x1, y1]` with `x0 <= x1`, `y0 <= y1`. `None` when no usable
+/// MediaBox is found (then nothing is cropped).
+pub(crate) fn visible_box(doc: &Document, page_id: ObjectId) -> Option<[f32; 4]> {
+    let media = inherited_box(doc, page_id, b"MediaBox")?;
+    let Some(crop) = inherited_box(doc, page_id, b"CropBox") else { return Some(media) };
+    let b = [media[0].max(crop[0]), media[1].max(crop[1]), media[2].min(crop[2]), media[3].min(crop[3])];
+    // A crop box that misses the media box is ignored, as viewers do.
+    (b[0] < b[2] && b[1] < b[3]).then_some(b).or(Some(media))
+}
+
+/// A rectangle attribute of a page (`/MediaBox`, `/CropBox`), inherited.
+fn inherited_box(doc: &Document, page_id: ObjectId, key: &[u8]) -> Option<[f32; 4]> {
+    let mut dict = doc.get_dictionary(page_id).ok();
+    let mut depth = 0;
+    while let Some(d) = dict {
+        if let Some(b) = d.get(key).ok().and_then(|o| rect(doc, o)) {
+            return Some(b);
+        }
+        depth += 1;
+        if depth > MAX_INHERIT_DEPTH {
+            break;
+        }
+        dict = d.get(b"Parent").ok().and_then(|p| as_dict(doc, p));
+    }
+    None
+}
+
+/// A normalised `[x0 y0 x1 y1]` rectangle with a positive area.
+fn rect(doc: &Document, obj: &Object) -> Option<[f32; 4]> {
+    let Object::Array(items) = deref(doc, obj)? else { return None };
+    if items.len() != 4 {
+        return None;
+    }
+    let n: Vec<f64> = items.iter().map(|o| as_number(doc, o)).collect::<Option<_>>()?;
+    let b = [n[0].min(n[2]) as f32, n[1].min(n[3]) as f32, n[0].max(n[2]) as f32, n[1].max(n[3]) as f32];
+    (b.iter().all(|v| v.is_finite()) && b[0] < b[2] && b[1] < b[3]).then_some(b)
+}
+
 fn media_box_size(doc: &Document, obj: &Object) -> Option<(f32, f32)> {
     let Object::Array(items) = deref(doc, obj)? else { return None };
     if items.len() != 4 {
@@ -57,6 +99,65 @@ fn media_box_size(doc: &Document, obj: &Object) -> Option<(f32, f32)> {
     let n: Vec<f64> = items.iter().map(|o| as_number(doc, o)).collect::<Option<_>>()?;
     let (w, h) = ((n[2] - n[0]).abs() as f32, (n[3] - n[1]).abs() as f32);
     (w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0).then_some((w, h))
+}
+
+/// Pre-digests a document for pdf-extract's page-by-page text walk, which
+/// re-reads every font (and every Form XObject and image it meets) on every
+/// page: once per document instead,
+/// - image XObjects are emptied (pdf-extract runs their bytes through the
+///   content-stream parser; their hashes are taken before this is called),
+/// - embedded TrueType programs (`/FontFile2`) are emptied (pdf-extract
+///   inflates and then ignores them),
+/// - embedded Type 1 programs (`/FontFile`) keep only their clear-text part
+///   (`/Length1` bytes, or up to `eexec`): the built-in encoding pdf-extract
+///   parses lives there, the encrypted glyph programs are never read,
+/// - every other stream (content streams, forms, `/ToUnicode` CMaps, CFF
+///   programs) is inflated once, in place.
+///
+/// A stream that cannot be inflated is left as it is.
+pub(crate) fn prepare_for_text(doc: &mut Document) {
+    let mut truetype: HashSet<ObjectId> = HashSet::new();
+    let mut type1: HashSet<ObjectId> = HashSet::new();
+    for obj in doc.objects.values() {
+        let Object::Dictionary(d) = obj else { continue };
+        if d.get(b"Type").ok().and_then(|t| t.as_name().ok()) != Some(b"FontDescriptor".as_slice()) {
+            continue;
+        }
+        if let Ok(Object::Reference(id)) = d.get(b"FontFile2") {
+            truetype.insert(*id);
+        }
+        if let Ok(Object::Reference(id)) = d.get(b"FontFile") {
+            type1.insert(*id);
+        }
+    }
+    for (id, obj) in doc.objects.iter_mut() {
+        let Object::Stream(stream) = obj else { continue };
+        let is_image = stream.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice());
+        if is_image || truetype.contains(id) {
+            stream.set_plain_content(Vec::new());
+            continue;
+        }
+        if stream.is_compressed() && stream.decompress().is_err() {
+            continue;
+        }
+        if type1.contains(id) {
+            let clear = stream
+                .dict
+                .get(b"Length1")
+                .ok()
+                .and_then(|l| l.as_i64().ok())
+                .and_then(|l| usize::try_from(l).ok())
+                .filter(|&l| {
+                    l > 0 && l <= stream.content.len() && stream.content[..l].windows(5).any(|w| w == b"eexec")
+                })
+                .or_else(|| stream.content.windows(5).position(|w| w == b"eexec").map(|p| p + 5));
+            if let Some(len) = clear {
+                stream.content.truncate(len);
+                let n = stream.content.len() as i64;
+                stream.dict.set("Length", n);
+            }
+        }
+    }
 }
 
 /// Decodes a PDF text string: UTF-16BE with BOM, UTF-8 with BOM, else

@@ -17,8 +17,8 @@ use docintel_schema::{
     BBox, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocSource,
 };
 
-use crate::ParseError;
 use crate::headings::toc_rows;
+use crate::{ParseError, ParseOptions};
 
 /// Height of one synthetic text row, in points.
 pub(crate) const ROW_HEIGHT: f32 = 12.0;
@@ -26,12 +26,19 @@ pub(crate) const ROW_HEIGHT: f32 = 12.0;
 const CHAR_WIDTH: f32 = 6.0;
 
 /// Parses a document, choosing the reader from its bytes and extension:
-/// `%PDF-` in the first KiB → PDF; `.docx` (or a ZIP archive named so) →
-/// [`ParseError::DocxNotSupported`]; `.txt` / `.md` / `.markdown`, or bytes
-/// that are valid UTF-8 text (no NUL) → text; anything else →
+/// `%PDF-` in the first KiB → PDF; `.docx`, or a ZIP archive holding
+/// `word/document.xml` → DOCX (see the `docx` module; a broken one is
+/// [`ParseError::BadDocx`]); `.txt` / `.md` / `.markdown`, or bytes that are
+/// valid UTF-8 text (no NUL) → text; anything else →
 /// [`ParseError::UnsupportedFormat`]. A `.pdf` without a header stays
 /// [`ParseError::NotPdf`].
 pub fn parse_file(path: &Path) -> Result<ParsedDocument, ParseError> {
+    parse_file_with_options(path, &ParseOptions::default())
+}
+
+/// [`parse_file`] with options: the password of an encrypted PDF (see
+/// [`ParseOptions`]); other formats ignore it.
+pub fn parse_file_with_options(path: &Path, options: &ParseOptions) -> Result<ParsedDocument, ParseError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| match source.kind() {
         std::io::ErrorKind::NotFound => ParseError::NotFound { path: name.clone() },
@@ -40,14 +47,17 @@ pub fn parse_file(path: &Path) -> Result<ParsedDocument, ParseError> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
     let head = &bytes[..bytes.len().min(1024)];
     if head.windows(5).any(|w| w == b"%PDF-") {
-        return crate::parse_pdf_bytes(&name, &bytes);
+        return crate::parse_pdf_bytes_with_options(&name, &bytes, options);
     }
     let is_zip = bytes.starts_with(b"PK\x03\x04");
     match ext.as_str() {
         "pdf" => Err(ParseError::NotPdf { path: name }),
-        "docx" => Err(ParseError::DocxNotSupported { path: name }),
+        "docx" => crate::docx::parse_docx_bytes(&name, &bytes),
         "md" | "markdown" => Ok(parse_text_bytes(&name, &bytes, true)),
         "txt" | "text" => Ok(parse_text_bytes(&name, &bytes, false)),
+        _ if is_zip && bytes.windows(17).any(|w| w == b"word/document.xml") => {
+            crate::docx::parse_docx_bytes(&name, &bytes)
+        }
         _ if is_zip => Err(ParseError::UnsupportedFormat { path: name, reason: "a ZIP archive".into() }),
         _ if !bytes.contains(&0) && std::str::from_utf8(&bytes).is_ok() => Ok(parse_text_bytes(&name, &bytes, false)),
         _ => Err(ParseError::UnsupportedFormat { path: name, reason: "neither a PDF nor UTF-8 text".into() }),
@@ -119,17 +129,17 @@ pub(crate) fn parse_text_bytes(name: &str, bytes: &[u8], markdown: bool) -> Pars
     let toc = toc_rows(&headings, 1, TocSource::Headings);
     let n_chars: usize = lines.iter().map(|l| l.text.chars().count()).sum();
     let page = PageInfo::from_text(1, lines.len() as u32, n_chars as u32, width, top);
-    let doc_type = crate::detect_doc_type(lines.iter().take(40).map(|l| l.text.as_str()));
+    let description = crate::doctype::describe(&lines, &toc, None);
     let profile = DocumentProfile {
         format: DocumentFormat::Txt,
         n_pages: None,
         has_toc: !toc.is_empty(),
-        has_tables: false,
+        has_tables: crate::tables::text_has_table(lines.iter().map(|l| l.text.as_str())),
         languages: crate::lang::detect_languages(lines.iter().map(|l| l.text.as_str())),
         is_scanned: false,
-        doc_type: doc_type.map(String::from),
-        typical_fields: crate::typical_fields(doc_type),
-        summary: None,
+        doc_type: description.doc_type.map(String::from),
+        typical_fields: description.typical_fields,
+        summary: description.summary,
     };
     diagnostics.push(Diagnostic {
         severity: Severity::Info,
