@@ -160,6 +160,28 @@ impl ExpertDictionary {
         Expansion { concepts: triggered.into_iter().map(|(_, c)| c.to_owned()).collect(), keywords }
     }
 
+    /// Every keyword of `concept` not already in `existing`: the expansion of
+    /// a concept recognised otherwise than by a word of the question (the LLM
+    /// parser's `matched_concept`).
+    pub(crate) fn expand_concept(&self, concept: &str, existing: &[Keyword]) -> Vec<Keyword> {
+        let mut have: Vec<String> = existing.iter().map(|k| normalize(&k.text)).collect();
+        let mut keywords = Vec::new();
+        for entry in self.entries.iter().filter(|e| e.concept == concept) {
+            if have.contains(&entry.keyword) {
+                continue;
+            }
+            have.push(entry.keyword.clone());
+            keywords.push(Keyword {
+                text: entry.keyword.clone(),
+                weight: entry.weight,
+                source: KeywordSource::ExpertDictionary,
+                is_regex: false,
+                semantic_group: Some(concept.to_owned()),
+            });
+        }
+        keywords
+    }
+
     /// Every row's concept with its 1-based line number, in file order (for
     /// the foreign-key check against the concepts table).
     pub(crate) fn concept_rows(&self) -> impl Iterator<Item = (usize, &str)> {

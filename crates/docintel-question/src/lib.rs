@@ -36,6 +36,12 @@
 //! document profile); [`follow_up`] rewrites for retrieval
 //! ([`RuleParser::parse_with_history`]).
 //!
+//! [`LlmQuestionParser`] (`llm/0.1`, module [`llm`]) fills the same record
+//! with one structured model call (types, shapes and concepts in its prompt
+//! and schema come from the satellite tables); the anchors, the dictionary,
+//! the cascades and the dispatcher still run in code, and any model failure
+//! falls back to the [`RuleParser`] record with a note.
+//!
 //! ```
 //! use docintel_question::RuleParser;
 //! use docintel_schema::{AnswerShape, DocumentFormat, DocumentProfile, QuestionParser};
@@ -68,6 +74,7 @@ mod dispatch;
 pub mod follow_up;
 mod hints;
 mod lexicon;
+pub mod llm;
 pub mod persist;
 pub mod satellites;
 mod table;
@@ -87,6 +94,7 @@ pub use cascade::{
 pub use dictionary::{DictionaryError, ExpertDictionary};
 pub use dispatch::{decide_activations, default_plan};
 pub use follow_up::{is_follow_up, rewrite_follow_up};
+pub use llm::{FullParse, LLM_PARSER_NAME, LlmParse, LlmQuestionParser};
 pub use persist::{PersistError, load_parsed_question, parsed_question_path, profile_hash, save_parsed_question};
 pub use satellites::{SatelliteError, Satellites};
 pub use table::TableError;
@@ -325,19 +333,8 @@ impl RuleParser {
         masks.extend(distractors.iter().map(|d| d.span.clone()));
         // "as a table" asks for a shape; "table" is not something to look for.
         masks.extend(self.classify.table_phrase(&corrected));
-        let mut positioned: Vec<(usize, Keyword)> = anchors
-            .iter()
-            .map(|a| {
-                let keyword = Keyword {
-                    text: a.text.clone(),
-                    weight: ANCHOR_WEIGHT,
-                    source: KeywordSource::Anchor,
-                    is_regex: false,
-                    semantic_group: None,
-                };
-                (a.span.start, keyword)
-            })
-            .collect();
+        let mut positioned: Vec<(usize, Keyword)> =
+            anchors.iter().map(|a| (a.span.start, anchor_keyword(&a.text))).collect();
         for token in &tokens {
             if masked(&token.span(), &masks) {
                 continue;
@@ -399,18 +396,9 @@ impl RuleParser {
         // The type's confirmation regex joins the search when the expert
         // dictionary recognised the concept: a premium is looked for as a
         // money amount near the word, not as the word alone.
-        if let (Some(concept), Some(pattern)) = (
-            matched_concept.as_deref(),
-            self.satellites.answer_type(&answer_type).and_then(|t| t.retrieval_patterns.as_deref()),
-        ) {
-            keywords.push(Keyword {
-                text: pattern.to_owned(),
-                weight: TYPE_PATTERN_WEIGHT,
-                source: KeywordSource::ExpertDictionary,
-                is_regex: true,
-                semantic_group: Some(concept.to_owned()),
-            });
-            notes.push(format!("{answer_type} confirmation regex added as a keyword for concept {concept}"));
+        if let Some((keyword, note)) = self.type_pattern_keyword(&answer_type, matched_concept.as_deref()) {
+            keywords.push(keyword);
+            notes.push(note);
         }
 
         // Structural hints.
@@ -546,6 +534,48 @@ impl RuleParser {
         Ok(parsed)
     }
 
+    /// The answer type's confirmation regex as an `expert_dictionary`
+    /// keyword of `concept`, with its note, when a concept was recognised and
+    /// the type has a pattern.
+    fn type_pattern_keyword(&self, answer_type: &str, concept: Option<&str>) -> Option<(Keyword, String)> {
+        let concept = concept?;
+        let pattern = self.satellites.answer_type(answer_type)?.retrieval_patterns.as_deref()?;
+        let keyword = Keyword {
+            text: pattern.to_owned(),
+            weight: TYPE_PATTERN_WEIGHT,
+            source: KeywordSource::ExpertDictionary,
+            is_regex: true,
+            semantic_group: Some(concept.to_owned()),
+        };
+        Some((keyword, format!("{answer_type} confirmation regex added as a keyword for concept {concept}")))
+    }
+
+    /// The anchor keywords of `text`, found exactly as [`RuleParser::parse`]
+    /// finds them (format phrases and page phrases excluded). Whichever
+    /// parser filled the record, anchors come from here.
+    pub(crate) fn anchor_keywords(&self, text: &str) -> Vec<Keyword> {
+        let mut exclude: Vec<Range<usize>> = self.constraints.formats(text).into_iter().map(|f| f.span).collect();
+        exclude.extend(self.hints.pages(text).phrases.into_iter().map(|(span, _)| span));
+        self.anchors.find(text, &exclude).iter().map(|a| anchor_keyword(&a.text)).collect()
+    }
+
+    /// `text` without its format phrases ("in EUR"), as the retrieval query
+    /// sees it.
+    pub(crate) fn without_formats(&self, text: &str) -> String {
+        let spans: Vec<Range<usize>> = self.constraints.formats(text).into_iter().map(|f| f.span).collect();
+        remove_spans(text, &spans)
+    }
+
+    /// `text` as the expert dictionary reads it: without format phrases and
+    /// without distractors ("not the deductible" names no concept asked for).
+    pub(crate) fn dictionary_text(&self, text: &str) -> String {
+        let tokens = tokenize(text);
+        let language = detect_language(text, &tokens);
+        let mut spans: Vec<Range<usize>> = self.constraints.formats(text).into_iter().map(|f| f.span).collect();
+        spans.extend(self.constraints.distractors(text, &tokens, language).into_iter().map(|d| d.span));
+        remove_spans(text, &spans)
+    }
+
     /// The generic term the question names and nothing else, with the
     /// concepts it may refer to, when there are two or more of them and no
     /// concept, anchor or qualifier narrows it ("What's the limit?", but not
@@ -596,6 +626,17 @@ impl RuleParser {
             ));
         }
         types[0].to_owned()
+    }
+}
+
+/// An anchor found by regex, as a keyword.
+fn anchor_keyword(text: &str) -> Keyword {
+    Keyword {
+        text: text.to_owned(),
+        weight: ANCHOR_WEIGHT,
+        source: KeywordSource::Anchor,
+        is_regex: false,
+        semantic_group: None,
     }
 }
 

@@ -640,3 +640,91 @@ fn follow_ups_rewrite_for_retrieval_only() {
         parse("What is the deductible?")
     );
 }
+
+#[test]
+fn pages_hint_in_five_languages() {
+    // (question, language, pages): a single page, a range and a list per
+    // language, through the whole parser (hints, retrieval brief, keywords).
+    let cases: &[(&str, &str, &[u32])] = &[
+        ("What is the premium on page 1?", "en", &[1]),
+        ("Summarize pages 5 to 7", "en", &[5, 6, 7]),
+        ("Compare page 2 and page 7", "en", &[2, 7]),
+        ("Quel est le montant à la page 1 ?", "fr", &[1]),
+        ("Que disent les pages 5 à 7 ?", "fr", &[5, 6, 7]),
+        ("Que disent les pages 2 et 7 ?", "fr", &[2, 7]),
+        ("¿Cuál es el importe en la página 1?", "es", &[1]),
+        ("¿Qué dicen las páginas 5 a 7?", "es", &[5, 6, 7]),
+        ("¿Qué dicen las páginas 2 y 7?", "es", &[2, 7]),
+        ("Wie hoch ist der Betrag auf Seite 1?", "de", &[1]),
+        ("Was steht auf den Seiten 5 bis 7?", "de", &[5, 6, 7]),
+        ("Was steht auf den Seiten 2 und 7?", "de", &[2, 7]),
+        ("Какая сумма на странице 1?", "ru", &[1]),
+        ("Что написано на страницах 5-7?", "ru", &[5, 6, 7]),
+        ("Что написано на страницах 2 и 7?", "ru", &[2, 7]),
+    ];
+    for (question, language, pages) in cases {
+        let parsed = parse(question);
+        assert_eq!(parsed.language.as_deref(), Some(*language), "language of {question}");
+        assert_eq!(parsed.structural_hints.pages_hint, *pages, "pages of {question}");
+        assert_eq!(parsed.retrieval.pages, *pages, "retrieval pages of {question}");
+        let numbers: Vec<String> = pages.iter().map(u32::to_string).collect();
+        assert!(words(&parsed).iter().all(|w| !numbers.contains(&(*w).to_owned())), "{question}: {:?}", words(&parsed));
+    }
+}
+
+#[test]
+fn anchor_families_end_to_end() {
+    // One identifier family per row: the anchor reaches the keywords (weight
+    // ANCHOR_WEIGHT, exact text) and the retrieval brief.
+    let cases: &[(&str, &[&str])] = &[
+        ("What does AC-2 require?", &["AC-2"]),
+        ("Is IA-5(1) implemented?", &["IA-5(1)"]),
+        ("What does Article 18 say about retention?", &["Article 18"]),
+        ("Which tests does ISO 9408 describe?", &["ISO 9408"]),
+        ("What does L131-1 say about the insured?", &["L131-1"]),
+        ("What does §4.2 say?", &["§4.2"]),
+        ("Which invoice totals $4.11?", &["$4.11"]),
+        ("Who paid 1,939.00 EUR?", &["1,939.00 EUR"]),
+        ("What happened on 2014-08-03?", &["2014-08-03"]),
+        ("What happened on August 3, 2014?", &["August 3, 2014"]),
+        ("Que s'est-il passé le 3 août 2014 ?", &["3 août 2014"]),
+    ];
+    for (question, anchors) in cases {
+        let parsed = parse(question);
+        assert_eq!(parsed.retrieval.anchor_keywords, *anchors, "{question}");
+        let found: Vec<(&str, f32, bool)> = parsed
+            .keywords
+            .iter()
+            .filter(|k| k.source == KeywordSource::Anchor)
+            .map(|k| (k.text.as_str(), k.weight, k.is_regex))
+            .collect();
+        let expected: Vec<(&str, f32, bool)> = anchors.iter().map(|a| (*a, ANCHOR_WEIGHT, false)).collect();
+        assert_eq!(found, expected, "{question}");
+    }
+}
+
+#[test]
+fn slugs_are_stable_and_readable() {
+    // (document, question, expected path under out/): the slug is a readable
+    // prefix plus a hash of the whole question, so it never changes between
+    // runs and two questions with the same prefix differ.
+    let cases: &[(&str, &str, &str)] = &[
+        ("a/b/Contract.docx", "What's the limit?", "Contract/questions/what-s-the-limit-9a877ee4"),
+        ("policy.pdf", "What's the limit?", "policy/questions/what-s-the-limit-9a877ee4"),
+    ];
+    for (document, question, expected) in cases {
+        let path = parsed_question_path(std::path::Path::new("out"), std::path::Path::new(document), question);
+        assert_eq!(path, std::path::Path::new("out").join(expected).join("parsed_question.json"), "{question}");
+    }
+    let a = parsed_question_path(
+        std::path::Path::new("out"),
+        std::path::Path::new("x.pdf"),
+        "What is the premium for 2021?",
+    );
+    let b = parsed_question_path(
+        std::path::Path::new("out"),
+        std::path::Path::new("x.pdf"),
+        "What is the premium for 2022?",
+    );
+    assert_ne!(a, b);
+}
