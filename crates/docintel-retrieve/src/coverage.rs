@@ -64,23 +64,25 @@ fn overlaps(a: &Candidate, b: &Candidate) -> bool {
 }
 
 /// The one extra search: the best passage for each missing term, and the best
-/// passage carrying the missing kind of value, not already shown.
+/// passage carrying the missing kind of value, not already shown. `text` is
+/// the document with its normalised lines.
 pub(crate) fn second_pass(
     retriever: &KeywordRetriever,
     check: &CoverageCheck,
     keywords: &[PreparedKeyword],
-    document: &ParsedDocument,
+    text: (&ParsedDocument, &[String]),
     scope: Option<&BTreeSet<u32>>,
     kind: Option<&(&'static str, Regex)>,
     shown: &[Candidate],
 ) -> Vec<Candidate> {
+    let (document, normalized) = text;
     let mut added: Vec<Candidate> = Vec::new();
     let is_new = |c: &Candidate, added: &[Candidate]| !shown.iter().chain(added).any(|s| overlaps(s, c));
     let kind_re = kind.map(|(_, re)| re);
     if !check.missing_terms.is_empty() {
         let missing: Vec<PreparedKeyword> =
             keywords.iter().filter(|k| check.missing_terms.contains(&k.group)).cloned().collect();
-        let search = retriever.search(&missing, document, scope, kind_re, None);
+        let search = retriever.search(&missing, document, normalized, scope, kind_re, None);
         for group in &check.missing_terms {
             let labels: Vec<&str> = missing.iter().filter(|k| &k.group == group).map(|k| k.label.as_str()).collect();
             let best = search
@@ -93,7 +95,7 @@ pub(crate) fn second_pass(
         }
     }
     if let Some(re) = kind_re.filter(|_| check.missing_kind.is_some()) {
-        let search = retriever.search(keywords, document, scope, None, Some(re));
+        let search = retriever.search(keywords, document, normalized, scope, None, Some(re));
         if let Some(best) = search.candidates.iter().find(|c| is_new(c, &added)) {
             added.push(Candidate { coverage: true, ..best.clone() });
         }

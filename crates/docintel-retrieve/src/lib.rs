@@ -4,7 +4,8 @@
 //! [`KeywordRetriever`] is the deterministic retriever: pages hint first
 //! (hinted pages survive even without a keyword match), TOC routing one level
 //! at a time ([`KeywordRouter`], or any [`Router`] through
-//! [`KeywordRetriever::retrieve_with_router`]) with a fallback to the whole
+//! [`KeywordRetriever::retrieve_with_router`], such as [`LlmRouter`], whose
+//! invalid replies fall back to the keyword router) with a fallback to the whole
 //! document, exact identifier pinning, weighted lexical scoring over lines
 //! with an IDF weight per keyword, windows on the same page, merged; then a
 //! relevance floor (the nearest passage always kept), a coverage second pass
@@ -25,11 +26,18 @@
 
 mod batch;
 mod context;
+mod corpus;
 mod coverage;
+#[cfg(feature = "embeddings")]
+pub mod embed;
 mod keyword;
+mod lines;
+mod llm_router;
 mod toc;
 
 pub use batch::RetrievalState;
 pub use context::MAX_SECTION_PAGES;
-pub use keyword::{KeywordRetriever, RELEVANCE_FLOOR, RetrieveConfig, RetrieveError};
+pub use corpus::{CorpusFile, CorpusRoute, corpus_lines, route_corpus};
+pub use keyword::{KeywordRetriever, PAGE_EVIDENCE, RELEVANCE_FLOOR, RetrieveConfig, RetrieveError};
+pub use llm_router::{LlmRouter, LlmRouterError, ROUTER_SCHEMA_NAME};
 pub use toc::{KeywordRouter, RoutingConfig};

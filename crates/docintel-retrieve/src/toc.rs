@@ -184,19 +184,18 @@ struct PageCounts {
 }
 
 impl PageCounts {
-    fn new(document: &ParsedDocument, keywords: &[PreparedKeyword]) -> PageCounts {
+    fn new(document: &ParsedDocument, normalized: &[String], keywords: &[PreparedKeyword]) -> PageCounts {
         let n_pages = document.pages.len().max(document.lines.last().map_or(0, |l| l.page as usize));
         let mut per_page = vec![vec![0u32; n_pages + 1]; keywords.len()];
         let mut lines = vec![0u32; n_pages + 1];
-        for line in &document.lines {
+        for (line, text) in document.lines.iter().zip(normalized) {
             let page = line.page as usize;
             if page > n_pages {
                 continue;
             }
             lines[page] += 1;
-            let text = normalize(&line.text);
             for (k, keyword) in keywords.iter().enumerate() {
-                if keyword.matches(&text) {
+                if keyword.matches(text) {
                     per_page[k][page] += 1;
                 }
             }
@@ -306,6 +305,7 @@ pub(crate) fn walk<R: Router>(
     router: &R,
     question: &ParsedQuestion,
     document: &ParsedDocument,
+    normalized: &[String],
     keywords: &[PreparedKeyword],
     config: RoutingConfig,
     trace: &mut dyn TraceSink,
@@ -314,7 +314,7 @@ pub(crate) fn walk<R: Router>(
         return Ok(None);
     }
     let tree = Tree::new(&document.toc);
-    let counts = PageCounts::new(document, keywords);
+    let counts = PageCounts::new(document, normalized, keywords);
     let listing = question.answer_shape == AnswerShape::Listing;
     let mut level: Vec<u32> = tree.children(None).to_vec();
     let mut opened: Vec<u32> = Vec::new();
@@ -437,9 +437,10 @@ mod tests {
 
     fn check(doc: &ParsedDocument, q: &ParsedQuestion, small: u32) -> (Option<RouteOutcome>, Vec<TraceEvent>) {
         let keywords = crate::keyword::KeywordRetriever::prepare(q).unwrap();
+        let normalized: Vec<String> = doc.lines.iter().map(|l| normalize(&l.text)).collect();
         let config = RoutingConfig { small_section_pages: small, ..RoutingConfig::STANDARD };
         let mut events = Vec::new();
-        let outcome = walk(&KeywordRouter::new(config), q, doc, &keywords, config, &mut events).unwrap();
+        let outcome = walk(&KeywordRouter::new(config), q, doc, &normalized, &keywords, config, &mut events).unwrap();
         if let Some(o) = &outcome {
             assert_eq!(
                 o.lines_shown,
