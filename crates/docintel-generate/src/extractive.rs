@@ -1082,6 +1082,9 @@ impl Generator for ExtractiveGenerator {
             template_version: EXTRACTIVE_VERSION.to_owned(),
             model: None,
             usage: Usage::default(),
+            calls: Vec::new(),
+            notes: Vec::new(),
+            answer_json: None,
         })
     }
 

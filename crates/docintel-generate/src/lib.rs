@@ -12,7 +12,12 @@
 //! - [`extract`] holds the value finders (money, dates, patterns) on their own.
 //! - [`LlmGenerator`] implements the same contract with any
 //!   [`docintel_schema::LanguageModel`] (strict structured output, combined or
-//!   sequential with a sufficiency exit); [`prompt`] composes its prompts.
+//!   sequential with a sufficiency exit, token/time budgets and a headroom
+//!   switch, see [`DispatchOptions`]); [`prompt`] composes its prompts;
+//!   [`fewshot`] picks examples from a bank; [`custom`] checks a
+//!   caller-supplied answer schema; [`fields`] extracts several named fields
+//!   in one call with per-field evidence; [`feedback`] tells the facade when
+//!   and with what to retry retrieval (`iterate_on_feedback`).
 //!
 //! ```
 //! use docintel_generate::{ExtractiveGenerator, verify_citations};
@@ -54,16 +59,24 @@
 
 #![warn(missing_docs)]
 
+pub mod custom;
 pub mod extract;
 mod extractive;
+pub mod feedback;
+pub mod fewshot;
+pub mod fields;
 mod keywords;
 mod layout;
 pub mod llm;
 pub mod prompt;
 pub mod validate;
 
+pub use custom::{CustomSchema, CustomSchemaError};
 pub use extractive::{EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError};
-pub use llm::{LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator};
+pub use feedback::{RetryHint, retry_hint};
+pub use fewshot::{ExampleBank, FewShotSelection};
+pub use fields::{InvoiceFields, extract_fields, verify_field_citations};
+pub use llm::{DispatchOptions, LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator, estimate_input_tokens};
 pub use prompt::{FewShotExample, TEMPLATE_VERSION, build_system_prompt, build_user_prompt};
 pub use validate::{verify_citations, verify_span};
 

@@ -10,6 +10,17 @@
 //!   passage shown (exit `sufficient`), else the next passage; when the
 //!   passages run out, exit `exhausted` (a not-found answer is an answer).
 //!
+//! The caller (the dispatcher, through the facade) may set [`DispatchOptions`]:
+//! a token budget and a time budget (exits `token_budget` / `time_budget`,
+//! checked before each call), and the model's context window: when the
+//! combined prompt would fill more than `headroom` (75%) of it, generation
+//! switches to sequential and says so in [`Generation::notes`]. Every call is
+//! recorded in [`Generation::calls`] with its estimated and reported tokens.
+//!
+//! A caller-supplied schema ([`crate::custom::CustomSchema`]) replaces the
+//! registry's: the reply is kept as JSON in [`Generation::answer_json`] and its
+//! spans are checked the same way.
+//!
 //! Every raw reply goes to the trace verbatim (`generate` / `llm_response`).
 //! A reply that is not valid JSON for the schema becomes an honest not-found
 //! answer with a warning; spans outside the passages shown or outside the
@@ -17,17 +28,70 @@
 //! the warnings. A transport failure (server down, reply cut at the token
 //! limit) is an error: the caller decides whether to fall back.
 
+use std::time::{Duration, Instant};
+
 use docintel_schema::registry::{self, RegistryEntry};
 use docintel_schema::{
-    Amount, Answer, AnswerFeedback, AnswerShape, ChatMessage, ChunkStrategy, DateValue, ExtractionMethod, Generation,
-    Generator, LanguageModel, LlmRequest, LlmResponse, ParsedDocument, ParsedQuestion, Passage, TableValue, TraceEvent,
-    TraceSink, TypedAnswer, Usage, ValueKind,
+    Amount, Answer, AnswerFeedback, AnswerShape, AnswerValue, ChatMessage, ChunkStrategy, DateValue, ExtractionMethod,
+    Generation, GenerationCall, Generator, Item, LanguageModel, LlmRequest, LlmResponse, ParsedDocument,
+    ParsedQuestion, Passage, Span, TableValue, TraceEvent, TraceSink, TypedAnswer, Usage, ValueKind,
 };
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::json;
+use serde_json::{Value, json};
 
+use crate::custom::CustomSchema;
 use crate::prompt::{self, FewShotExample, TEMPLATE_VERSION};
 use crate::validate::verify_span;
+
+/// Default share of the model's context window a combined prompt may fill.
+pub const DEFAULT_HEADROOM: f64 = 0.75;
+
+/// Default characters per token for estimates (English prose with BPE
+/// tokenizers is close to 4).
+pub const DEFAULT_CHARS_PER_TOKEN: f64 = 4.0;
+
+/// Limits the dispatcher sets for one generation. The default has no budget
+/// and no known context window (so no headroom switch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DispatchOptions {
+    /// Tokens (input + output, summed over calls) generation may spend; a
+    /// call whose estimated input would cross it is not sent (exit
+    /// `token_budget`).
+    pub token_budget: Option<u64>,
+    /// Wall-clock time generation may take; no call starts after it ran out
+    /// (exit `time_budget`).
+    pub time_budget: Option<Duration>,
+    /// The model's context window in tokens (the models table's
+    /// `context_window`), when known.
+    pub context_window: Option<u64>,
+    /// Share of the context window a combined prompt may fill before
+    /// generation switches to sequential.
+    pub headroom: f64,
+    /// Characters per token for input estimates.
+    pub chars_per_token: f64,
+}
+
+impl Default for DispatchOptions {
+    fn default() -> DispatchOptions {
+        DispatchOptions {
+            token_budget: None,
+            time_budget: None,
+            context_window: None,
+            headroom: DEFAULT_HEADROOM,
+            chars_per_token: DEFAULT_CHARS_PER_TOKEN,
+        }
+    }
+}
+
+/// Estimated input tokens of `request`: characters of every message divided
+/// by `chars_per_token`, rounded up (the schema sent as response format is
+/// not counted: servers differ on whether it is).
+pub fn estimate_input_tokens(request: &LlmRequest, chars_per_token: f64) -> u64 {
+    let chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
+    let per_token = if chars_per_token.is_finite() && chars_per_token > 0.0 { chars_per_token } else { 4.0 };
+    (chars as f64 / per_token).ceil() as u64
+}
 
 /// Name of the LLM generator for the audit trail.
 pub const LLM_GENERATOR_VERSION: &str = "llm/0.1";
@@ -55,6 +119,14 @@ pub enum LlmGenerateError {
         /// Lines in the document.
         n_lines: usize,
     },
+    /// A field-extraction reply is not valid JSON for its schema.
+    #[error("field extraction reply {id} does not follow the schema: {reason}")]
+    InvalidFieldReply {
+        /// The response id.
+        id: String,
+        /// The parse error.
+        reason: String,
+    },
     /// The model call failed (transport error, reply cut at the limit, ...).
     #[error("model call {call} failed: {source}")]
     Model {
@@ -73,13 +145,39 @@ pub struct LlmGenerator<L> {
     model_name: String,
     max_output_tokens: Option<u32>,
     examples: Vec<FewShotExample>,
+    options: DispatchOptions,
+    custom: Option<CustomSchema>,
 }
 
 impl<L: LanguageModel> LlmGenerator<L> {
     /// A generator calling `model_name` through `model`, with a 1024-token
     /// output cap and no few-shot examples.
     pub fn new(model: L, model_name: impl Into<String>) -> LlmGenerator<L> {
-        LlmGenerator { model, model_name: model_name.into(), max_output_tokens: Some(1024), examples: Vec::new() }
+        LlmGenerator {
+            model,
+            model_name: model_name.into(),
+            max_output_tokens: Some(1024),
+            examples: Vec::new(),
+            options: DispatchOptions::default(),
+            custom: None,
+        }
+    }
+
+    /// Sets budgets, context window and headroom.
+    pub fn with_options(mut self, options: DispatchOptions) -> LlmGenerator<L> {
+        self.options = options;
+        self
+    }
+
+    /// Answers with a caller-supplied schema instead of the registry's.
+    pub fn with_custom_schema(mut self, schema: CustomSchema) -> LlmGenerator<L> {
+        self.custom = Some(schema);
+        self
+    }
+
+    /// The dispatch options in force.
+    pub fn options(&self) -> &DispatchOptions {
+        &self.options
     }
 
     /// Sets the output token cap (`None`: the server's default).
@@ -107,6 +205,17 @@ impl<L: LanguageModel> LlmGenerator<L> {
         document: &ParsedDocument,
         passages: &[Passage],
     ) -> (LlmRequest, Vec<String>) {
+        self.request_for(question, entry.name, entry.json_schema(), document, passages)
+    }
+
+    fn request_for(
+        &self,
+        question: &ParsedQuestion,
+        schema_name: &str,
+        schema: Value,
+        document: &ParsedDocument,
+        passages: &[Passage],
+    ) -> (LlmRequest, Vec<String>) {
         let (system, fragments) = prompt::build_system_prompt_with_examples(question, &self.examples);
         let user = prompt::build_user_prompt(question, document, passages);
         let request = LlmRequest {
@@ -115,8 +224,8 @@ impl<L: LanguageModel> LlmGenerator<L> {
                 ChatMessage { role: "system".to_owned(), content: system },
                 ChatMessage { role: "user".to_owned(), content: user },
             ],
-            schema_name: entry.name.to_owned(),
-            schema: entry.json_schema(),
+            schema_name: schema_name.to_owned(),
+            schema,
             temperature: 0.0,
             max_output_tokens: self.max_output_tokens,
         };
@@ -124,9 +233,32 @@ impl<L: LanguageModel> LlmGenerator<L> {
     }
 }
 
+/// The schema one generation answers with.
+enum Target<'a> {
+    Registry(&'static RegistryEntry),
+    Custom(&'a CustomSchema),
+}
+
+impl Target<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Target::Registry(entry) => entry.name,
+            Target::Custom(custom) => custom.name(),
+        }
+    }
+    fn schema(&self) -> Value {
+        match self {
+            Target::Registry(entry) => entry.json_schema(),
+            Target::Custom(custom) => custom.schema().clone(),
+        }
+    }
+}
+
 /// One call's outcome.
 struct Reply {
     answer: Answer,
+    /// The reply as JSON, for custom schemas.
+    json: Option<Value>,
     /// Spans with problems (outside the passages of this call or the document).
     span_problems: usize,
 }
@@ -155,11 +287,38 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 n_lines: bad.n_lines,
             });
         }
-        let entry = registry::lookup(question.answer_shape, &question.answer_type).ok_or_else(|| {
-            LlmGenerateError::NoSchema { shape: question.answer_shape, answer_type: question.answer_type.clone() }
-        })?;
+        let target =
+            match &self.custom {
+                Some(custom) => Target::Custom(custom),
+                None => Target::Registry(registry::lookup(question.answer_shape, &question.answer_type).ok_or_else(
+                    || LlmGenerateError::NoSchema {
+                        shape: question.answer_shape,
+                        answer_type: question.answer_type.clone(),
+                    },
+                )?),
+            };
+        let schema = target.schema();
         let (_, fragments) = prompt::build_system_prompt_with_examples(question, &self.examples);
-        let sequential = question.chunk_strategy == ChunkStrategy::Sequential;
+        let options = &self.options;
+        let mut notes: Vec<String> = Vec::new();
+        let mut sequential = question.chunk_strategy == ChunkStrategy::Sequential;
+        if !sequential
+            && passages.len() > 1
+            && let Some(window) = options.context_window
+        {
+            let (combined, _) = self.request_for(question, target.name(), schema.clone(), document, passages);
+            let estimate = estimate_input_tokens(&combined, options.chars_per_token);
+            let limit = (window as f64 * options.headroom).floor() as u64;
+            if estimate > limit {
+                sequential = true;
+                notes.push(format!(
+                    "combined prompt ~{estimate} tokens would fill {:.0}% of the {window}-token context window \
+                     (limit {:.0}%): switched to sequential",
+                    estimate as f64 * 100.0 / window.max(1) as f64,
+                    options.headroom * 100.0
+                ));
+            }
+        }
         let batches: Vec<&[Passage]> = if sequential {
             passages.chunks(1).collect()
         } else if passages.is_empty() {
@@ -168,14 +327,48 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             vec![passages]
         };
 
+        let started = Instant::now();
         let mut usage = Usage::default();
         let mut shown: Vec<Passage> = Vec::new();
         let mut replies: Vec<Reply> = Vec::new();
+        let mut calls: Vec<GenerationCall> = Vec::new();
         let mut model_used: Option<String> = None;
         let mut exit = "exhausted";
         for (index, batch) in batches.iter().enumerate() {
             let call = index as u32 + 1;
-            let (request, _) = self.request(question, entry, document, batch);
+            let (request, _) = self.request_for(question, target.name(), schema.clone(), document, batch);
+            let estimate = estimate_input_tokens(&request, options.chars_per_token);
+            if let Some(budget) = options.time_budget
+                && started.elapsed() >= budget
+            {
+                exit = "time_budget";
+                notes.push(format!(
+                    "time budget of {} ms spent after {} call(s): {} passage(s) not shown",
+                    budget.as_millis(),
+                    index,
+                    batches.len() - index
+                ));
+                break;
+            }
+            let spent = usage.input_tokens + usage.output_tokens;
+            if let Some(budget) = options.token_budget
+                && spent + estimate > budget
+            {
+                exit = "token_budget";
+                notes.push(format!(
+                    "token budget {budget}: {spent} spent, call {call} needs ~{estimate} input tokens: {} passage(s) not shown",
+                    batches.len() - index
+                ));
+                break;
+            }
+            if let Some(window) = options.context_window
+                && estimate as f64 > window as f64 * options.headroom
+            {
+                notes.push(format!(
+                    "call {call}: prompt ~{estimate} tokens is over {:.0}% of the {window}-token context window",
+                    options.headroom * 100.0
+                ));
+            }
             let response =
                 self.model.complete(&request).map_err(|e| LlmGenerateError::Model { call, source: Box::new(e) })?;
             shown.extend(batch.iter().cloned());
@@ -185,18 +378,38 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             if !response.model.is_empty() {
                 model_used = Some(response.model.clone());
             }
-            let reply = parse_reply(question, entry, &response, document, batch);
+            let reply = match &target {
+                Target::Registry(entry) => parse_reply(question, entry, &response, document, batch),
+                Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, batch),
+            };
+            calls.push(GenerationCall {
+                call,
+                passages: batch.len(),
+                estimated_input_tokens: estimate,
+                usage: response.usage,
+                answer_found: reply.answer.feedback.answer_found,
+                complete_answer_found: reply.answer.feedback.complete_answer_found,
+            });
             trace.record(TraceEvent {
                 brick: "generate".to_owned(),
                 step: "llm_response".to_owned(),
                 detail: json!({
                     "call": call,
-                    "schema": entry.name,
+                    "schema": target.name(),
                     "passages": batch.iter().map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end)).collect::<Vec<_>>(),
+                    "estimated_input_tokens": estimate,
                     "usage": response.usage,
                     "answer_found": reply.answer.feedback.answer_found,
                     "complete_answer_found": reply.answer.feedback.complete_answer_found,
                     "span_problems": reply.span_problems,
+                    // What was sent, verbatim: `docintel trace replay`
+                    // rebuilds both from the stored question and passages.
+                    "request": {
+                        "system": request.messages.first().map(|m| m.content.as_str()),
+                        "user": request.messages.get(1).map(|m| m.content.as_str()),
+                        "schema_name": request.schema_name,
+                        "few_shot_examples": self.examples.len(),
+                    },
                     "raw": response.raw,
                 }),
             });
@@ -208,29 +421,43 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             }
         }
 
-        let calls = replies.len() as u32;
-        let answer = choose(question, entry, replies, passages.is_empty());
+        let n_calls = replies.len() as u32;
+        let strategy = if sequential { "sequential" } else { "combined" };
+        let (mut answer, answer_json) = choose(question, target.name(), replies, passages.is_empty());
+        if exit == "token_budget" || exit == "time_budget" {
+            for note in &notes {
+                if note.contains("budget") && !answer.feedback.warnings.contains(note) {
+                    answer.feedback.warnings.push(note.clone());
+                }
+            }
+            answer.feedback.complete_answer_found &= answer.feedback.answer_found;
+        }
         trace.record(TraceEvent {
             brick: "generate".to_owned(),
             step: "llm_exit".to_owned(),
             detail: json!({
-                "strategy": if sequential { "sequential" } else { "combined" },
+                "strategy": strategy,
                 "exit": exit,
-                "calls": calls,
+                "calls": n_calls,
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "tokens_per_call": calls.iter().map(|c| c.usage.input_tokens).collect::<Vec<_>>(),
+                "notes": notes,
             }),
         });
         Ok(Generation {
             answer,
-            strategy_executed: if sequential { "sequential" } else { "combined" }.to_owned(),
+            strategy_executed: strategy.to_owned(),
             exit: exit.to_owned(),
-            iterations: calls,
+            iterations: n_calls,
             passages_shown: shown,
             fragments_applied: fragments,
             template_version: TEMPLATE_VERSION.to_owned(),
             model: model_used.or_else(|| Some(self.model_name.clone())),
             usage,
+            calls,
+            notes,
+            answer_json,
         })
     }
 
@@ -242,10 +469,15 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
 /// The answer to return: the sufficient reply, else the first reply that
 /// found something with clean spans, else the first that found anything,
 /// else the last (a not-found); warnings of not-found replies are kept.
-fn choose(question: &ParsedQuestion, entry: &RegistryEntry, mut replies: Vec<Reply>, no_passages: bool) -> Answer {
+fn choose(
+    question: &ParsedQuestion,
+    schema_name: &str,
+    mut replies: Vec<Reply>,
+    no_passages: bool,
+) -> (Answer, Option<Value>) {
     if replies.is_empty() {
         let why = if no_passages { "no passages were retrieved, so the model was not called" } else { "no reply" };
-        return failure(question, entry, why.to_owned());
+        return (failure(question, schema_name, why.to_owned()), None);
     }
     let pick = replies
         .iter()
@@ -259,22 +491,23 @@ fn choose(question: &ParsedQuestion, entry: &RegistryEntry, mut replies: Vec<Rep
         .filter(|(i, r)| *i != pick && !r.answer.feedback.answer_found)
         .flat_map(|(i, r)| r.answer.feedback.warnings.iter().map(move |w| format!("call {}: {w}", i + 1)))
         .collect();
-    let mut answer = replies.swap_remove(pick).answer;
+    let chosen = replies.swap_remove(pick);
+    let mut answer = chosen.answer;
     for warning in others {
         if !answer.feedback.warnings.contains(&warning) {
             answer.feedback.warnings.push(warning);
         }
     }
-    answer
+    (answer, chosen.json)
 }
 
-fn failure(question: &ParsedQuestion, entry: &RegistryEntry, warning: String) -> Answer {
+fn failure(question: &ParsedQuestion, schema_name: &str, warning: String) -> Answer {
     Answer {
         answer_shape: question.answer_shape,
         answer_type: question.answer_type.clone(),
         items: Vec::new(),
         extraction_method: ExtractionMethod::Llm,
-        feedback: AnswerFeedback::not_found(format!("{} ({})", warning, entry.name)),
+        feedback: AnswerFeedback::not_found(format!("{warning} ({schema_name})")),
     }
 }
 
@@ -312,18 +545,24 @@ fn parse_reply(
             typed::<TableValue>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
         }
     };
-    let mut answer = match parsed {
+    let answer = match parsed {
         Ok(answer) => answer,
         Err(error) => {
             let reply_id = if response.id.is_empty() { String::new() } else { format!(" {}", response.id) };
             let answer = failure(
                 question,
-                entry,
+                entry.name,
                 format!("the model reply{reply_id} is not valid JSON for the answer schema: {error}"),
             );
-            return Reply { answer, span_problems: 0 };
+            return Reply { answer, json: None, span_problems: 0 };
         }
     };
+    check_spans(answer, None, document, shown)
+}
+
+/// Flags items without spans and spans outside `shown` or the document.
+fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocument, shown: &[Passage]) -> Reply {
+    let shape = answer.answer_shape;
     let mut span_problems = 0;
     let mut warnings = Vec::new();
     for (i, item) in answer.items.iter().enumerate() {
@@ -347,5 +586,90 @@ fn parse_reply(
         answer.feedback.warnings.push(format!("the model returned {} items for a single answer", answer.items.len()));
     }
     answer.feedback.confidence = answer.feedback.confidence.clamp(0.0, 1.0);
-    Reply { answer, span_problems }
+    Reply { answer, json, span_problems }
+}
+
+/// A custom-schema reply: the feedback fields the schema must carry, the
+/// rest optional; items keep their JSON.
+#[derive(Deserialize)]
+struct LooseReply {
+    items: Vec<LooseItem>,
+    answer_found: bool,
+    complete_answer_found: bool,
+    warnings: Vec<String>,
+    #[serde(default)]
+    confidence: Option<f64>,
+    #[serde(default)]
+    keywords_found: Vec<String>,
+    #[serde(default)]
+    llm_discovered_keywords: Vec<String>,
+    #[serde(default)]
+    conflicting_evidence: bool,
+    #[serde(default)]
+    context_structured: Option<bool>,
+    #[serde(default)]
+    suggested_clarification: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LooseItem {
+    spans: Vec<Span>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, Value>,
+}
+
+fn parse_custom_reply(
+    question: &ParsedQuestion,
+    custom: &CustomSchema,
+    response: &LlmResponse,
+    document: &ParsedDocument,
+    shown: &[Passage],
+) -> Reply {
+    let parsed = serde_json::from_str::<Value>(&response.content)
+        .and_then(|json| serde_json::from_value::<LooseReply>(json.clone()).map(|loose| (json, loose)));
+    let (json, loose) = match parsed {
+        Ok(ok) => ok,
+        Err(error) => {
+            let reply_id = if response.id.is_empty() { String::new() } else { format!(" {}", response.id) };
+            let answer = failure(
+                question,
+                custom.name(),
+                format!("the model reply{reply_id} is not valid JSON for the custom schema: {error}"),
+            );
+            return Reply { answer, json: None, span_problems: 0 };
+        }
+    };
+    let items = loose
+        .items
+        .into_iter()
+        .map(|item| {
+            // The item's value: its `value` property when the schema has one,
+            // else every property but spans and text.
+            let value = match item.rest.get("value") {
+                Some(value) => value.clone(),
+                None => Value::Object(item.rest),
+            };
+            Item { value: AnswerValue::Text(value.to_string()), text: item.text, spans: item.spans }
+        })
+        .collect();
+    let answer = Answer {
+        answer_shape: question.answer_shape,
+        answer_type: custom.name().to_owned(),
+        items,
+        extraction_method: ExtractionMethod::Llm,
+        feedback: AnswerFeedback {
+            answer_found: loose.answer_found,
+            complete_answer_found: loose.complete_answer_found,
+            confidence: loose.confidence.unwrap_or(if loose.answer_found { 0.5 } else { 0.0 }),
+            warnings: loose.warnings,
+            keywords_found: loose.keywords_found,
+            llm_discovered_keywords: loose.llm_discovered_keywords,
+            conflicting_evidence: loose.conflicting_evidence,
+            context_structured: loose.context_structured.unwrap_or(true),
+            suggested_clarification: loose.suggested_clarification,
+        },
+    };
+    check_spans(answer, Some(json), document, shown)
 }

@@ -7,8 +7,12 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
+use docintel_generate::fields::FieldOutcome;
 use docintel_generate::prompt::{build_system_prompt_with_examples, build_user_prompt};
-use docintel_generate::{FewShotExample, LlmGenerateError, LlmGenerator, TEMPLATE_VERSION, verify_citations};
+use docintel_generate::{
+    CustomSchema, DispatchOptions, ExampleBank, FewShotExample, FewShotSelection, InvoiceFields, LlmGenerateError,
+    LlmGenerator, TEMPLATE_VERSION, estimate_input_tokens, extract_fields, verify_citations,
+};
 use docintel_schema::{
     AnswerShape, AnswerValue, BBox, ChunkStrategy, Decomposition, Distinction, DocumentFormat, DocumentProfile,
     Generator, Keyword, LanguageModel, Line, LlmRequest, LlmResponse, ParsedDocument, ParsedQuestion, Passage,
@@ -173,11 +177,15 @@ fn user_prompt_rows_carry_global_line_ids_and_keep_columns() {
 struct FakeModel {
     replies: RefCell<VecDeque<Reply>>,
     requests: RefCell<Vec<LlmRequest>>,
+    /// Time each call takes.
+    delay: std::time::Duration,
 }
 
 enum Reply {
     Content(String),
     Truncated,
+    /// A transport failure such as a timeout after the retries.
+    Fail(&'static str),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -186,7 +194,11 @@ struct FakeError(String);
 
 impl FakeModel {
     fn new(replies: Vec<Reply>) -> FakeModel {
-        FakeModel { replies: RefCell::new(replies.into()), requests: RefCell::new(Vec::new()) }
+        FakeModel {
+            replies: RefCell::new(replies.into()),
+            requests: RefCell::new(Vec::new()),
+            delay: std::time::Duration::ZERO,
+        }
     }
     fn calls(&self) -> usize {
         self.requests.borrow().len()
@@ -197,11 +209,13 @@ impl LanguageModel for &FakeModel {
     type Error = FakeError;
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, FakeError> {
         self.requests.borrow_mut().push(request.clone());
+        std::thread::sleep(self.delay);
         let n = self.requests.borrow().len();
         let reply = self.replies.borrow_mut().pop_front().ok_or_else(|| FakeError("no more replies".into()))?;
         let content = match reply {
             Reply::Content(content) => content,
             Reply::Truncated => return Err(FakeError(format!("response fake-{n} was cut at the output token limit"))),
+            Reply::Fail(why) => return Err(FakeError(why.to_owned())),
         };
         let input_tokens = (request.messages.iter().map(|m| m.content.len()).sum::<usize>() / 4) as u64;
         let usage = Usage { input_tokens, output_tokens: (content.len() / 4) as u64, cached_tokens: 0 };
@@ -433,4 +447,301 @@ fn shapes_without_a_schema_are_refused() {
     q.answer_shape = AnswerShape::Tree;
     let error = LlmGenerator::new(&fake, "m").generate(&q, &doc, &three_passages(), &mut Vec::new()).unwrap_err();
     assert!(matches!(error, LlmGenerateError::NoSchema { .. }), "{error:?}");
+}
+
+// ------------------------------------------------- dispatch: budgets, headroom
+
+#[test]
+fn every_call_is_recorded_with_its_tokens() {
+    let doc = aws();
+    let passages = vec![passage(4, 15, 2), passage(1, 3, 1)];
+    let fake =
+        FakeModel::new(vec![Reply::Content(not_found("no total")), Reply::Content(data("aws_total_found.json"))]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
+        .unwrap();
+    assert_eq!(generation.calls.len(), 2);
+    for (call, request) in generation.calls.iter().zip(fake.requests.borrow().iter()) {
+        let chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
+        assert_eq!(call.estimated_input_tokens, chars.div_ceil(4) as u64);
+        assert_eq!(call.passages, 1);
+    }
+    assert_eq!((generation.calls[0].answer_found, generation.calls[1].answer_found), (false, true));
+    assert_eq!(generation.calls.iter().map(|c| c.usage.input_tokens).sum::<u64>(), generation.usage.input_tokens);
+    assert!(generation.notes.is_empty(), "{:?}", generation.notes);
+}
+
+#[test]
+fn combined_switches_to_sequential_when_the_prompt_would_crowd_the_context_window() {
+    let doc = aws();
+    let question = amount_question(ChunkStrategy::Combined);
+    let (combined, _) = {
+        let probe = FakeModel::new(vec![]);
+        let generator = LlmGenerator::new(&probe, "m");
+        let entry = docintel_schema::registry::lookup(AnswerShape::Single, "amount").unwrap();
+        generator.request(&question, entry, &doc, &three_passages())
+    };
+    let combined_tokens = estimate_input_tokens(&combined, 4.0);
+
+    // A window the combined prompt would fill to more than 75%: switch.
+    let window = combined_tokens * 100 / 80;
+    let options = DispatchOptions { context_window: Some(window), ..DispatchOptions::default() };
+    let fake = FakeModel::new(vec![Reply::Content(data("aws_total_found.json"))]);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_options(options)
+        .generate(&question, &doc, &three_passages(), &mut trace)
+        .unwrap();
+    assert_eq!(generation.strategy_executed, "sequential");
+    assert_eq!((fake.calls(), generation.exit.as_str()), (1, "sufficient"));
+    assert!(generation.notes[0].contains("switched to sequential"), "{:?}", generation.notes);
+    let exit = trace.iter().find(|e| e.step == "llm_exit").unwrap();
+    assert_eq!(exit.detail["strategy"], "sequential");
+
+    // A window with room to spare: combined as asked.
+    let options = DispatchOptions { context_window: Some(combined_tokens * 2), ..DispatchOptions::default() };
+    let fake = FakeModel::new(vec![Reply::Content(data("aws_total_found.json"))]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_options(options)
+        .generate(&question, &doc, &three_passages(), &mut Vec::new())
+        .unwrap();
+    assert_eq!((generation.strategy_executed.as_str(), generation.passages_shown.len()), ("combined", 3));
+    assert!(generation.notes.is_empty());
+}
+
+#[test]
+fn a_token_budget_stops_before_the_call_that_would_cross_it() {
+    let doc = aws();
+    let passages = vec![passage(4, 15, 2), passage(16, 27, 3), passage(1, 3, 1)];
+    // Measure one call, then allow a bit more than one.
+    let probe = FakeModel::new(vec![Reply::Content(not_found("no total on page 2"))]);
+    let one = LlmGenerator::new(&probe, "m")
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages[..1], &mut Vec::new())
+        .unwrap();
+    let spent_one = one.usage.input_tokens + one.usage.output_tokens;
+
+    let fake = FakeModel::new(vec![
+        Reply::Content(not_found("no total on page 2")),
+        Reply::Content(not_found("no total on page 3")),
+        Reply::Content(data("aws_total_found.json")),
+    ]);
+    let options = DispatchOptions { token_budget: Some(spent_one + 10), ..DispatchOptions::default() };
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_options(options)
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
+        .unwrap();
+    assert_eq!((fake.calls(), generation.exit.as_str()), (1, "token_budget"));
+    assert_eq!(generation.passages_shown.len(), 1);
+    assert!(!generation.answer.feedback.answer_found);
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("token budget")), "{:?}", generation.answer);
+
+    // A budget too small for the first call: no call at all, honest not-found.
+    let fake = FakeModel::new(vec![]);
+    let options = DispatchOptions { token_budget: Some(5), ..DispatchOptions::default() };
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_options(options)
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
+        .unwrap();
+    assert_eq!((fake.calls(), generation.exit.as_str()), (0, "token_budget"));
+    assert!(!generation.answer.feedback.answer_found);
+}
+
+#[test]
+fn a_time_budget_stops_further_calls() {
+    let doc = aws();
+    let mut fake = FakeModel::new(vec![
+        Reply::Content(not_found("no total on page 2")),
+        Reply::Content(not_found("no total on page 3")),
+    ]);
+    fake.delay = std::time::Duration::from_millis(40);
+    let options = DispatchOptions { time_budget: Some(std::time::Duration::from_millis(20)), ..Default::default() };
+    let passages = vec![passage(4, 15, 2), passage(16, 27, 3), passage(1, 3, 1)];
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_options(options)
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
+        .unwrap();
+    assert_eq!((fake.calls(), generation.exit.as_str()), (1, "time_budget"));
+    assert!(generation.notes.iter().any(|n| n.contains("2 passage(s) not shown")), "{:?}", generation.notes);
+}
+
+#[test]
+fn a_timeout_from_the_transport_is_an_error_naming_the_call() {
+    let doc = aws();
+    let fake = FakeModel::new(vec![
+        Reply::Content(not_found("no total on page 2")),
+        Reply::Fail("LLM server still failing after 3 attempts; last error: timeout"),
+    ]);
+    let error = LlmGenerator::new(&fake, "m")
+        .generate(
+            &amount_question(ChunkStrategy::Sequential),
+            &doc,
+            &[passage(4, 15, 2), passage(1, 3, 1)],
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+    assert!(matches!(error, LlmGenerateError::Model { call: 2, .. }), "{error:?}");
+    assert!(error.to_string().contains("timeout"), "{error}");
+}
+
+// ------------------------------------------------------------ custom schema
+
+fn address_doc() -> ParsedDocument {
+    document(&[
+        ("Netpresse SARL".into(), 1),
+        ("12 rue des Lilas".into(), 1),
+        ("75011 Paris".into(), 1),
+        ("Facture n° 2019-0042".into(), 1),
+    ])
+}
+
+fn address_question() -> ParsedQuestion {
+    let mut q = ParsedQuestion::unparsed("What is the seller's address?", "t");
+    q.answer_type = "address".into();
+    q.keywords = vec![Keyword::direct("address")];
+    q
+}
+
+#[test]
+fn a_custom_schema_is_sent_strict_and_its_answer_kept_as_json_with_verified_spans() {
+    let custom =
+        CustomSchema::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/address.schema.json")).unwrap();
+    let doc = address_doc();
+    let fake = FakeModel::new(vec![Reply::Content(data("address_found.json"))]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_custom_schema(custom.clone())
+        .generate(&address_question(), &doc, &[passage(1, 4, 1)], &mut Vec::new())
+        .unwrap();
+    let request = &fake.requests.borrow()[0];
+    assert_eq!(request.schema_name, "address");
+    assert_eq!(&request.schema, custom.schema());
+    assert_eq!(request.schema["additionalProperties"], false);
+
+    let json = generation.answer_json.as_ref().unwrap();
+    assert_eq!(json["items"][0]["city"], "Paris");
+    let answer = &generation.answer;
+    assert_eq!((answer.answer_type.as_str(), generation.exit.as_str()), ("address", "sufficient"));
+    match &answer.items[0].value {
+        AnswerValue::Text(text) => {
+            let value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(value["street"], "12 rue des Lilas");
+            assert!(value.get("spans").is_none());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(verify_citations(answer, &doc, &generation.passages_shown).is_empty());
+
+    // A misquoted address is caught by the same check.
+    let mut bad: Value = serde_json::from_str(&data("address_found.json")).unwrap();
+    bad["items"][0]["spans"][0]["quote"] = json!("12 rue des Roses");
+    let fake = FakeModel::new(vec![Reply::Content(bad.to_string())]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_custom_schema(custom)
+        .generate(&address_question(), &doc, &[passage(1, 4, 1)], &mut Vec::new())
+        .unwrap();
+    let problems = verify_citations(&generation.answer, &doc, &generation.passages_shown);
+    assert!(problems.iter().any(|p| p.problem.contains("not found in lines")), "{problems:?}");
+}
+
+#[test]
+fn a_custom_schema_without_the_base_fields_is_refused() {
+    let schema = json!({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {"street": {"type": "string"}}}}, "answer_found": {"type": "boolean"}, "complete_answer_found": {"type": "boolean"}, "warnings": {"type": "array", "items": {"type": "string"}}}});
+    let error = CustomSchema::from_json("address", schema).unwrap_err();
+    assert!(error.to_string().contains("items.items.spans is missing"), "{error}");
+}
+
+#[test]
+fn a_custom_reply_missing_the_feedback_fields_is_an_honest_failure() {
+    let custom =
+        CustomSchema::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/address.schema.json")).unwrap();
+    let fake = FakeModel::new(vec![Reply::Content(r#"{"items": [{"street": "12 rue des Lilas"}]}"#.into())]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_custom_schema(custom)
+        .generate(&address_question(), &address_doc(), &[passage(1, 4, 1)], &mut Vec::new())
+        .unwrap();
+    assert!(!generation.answer.feedback.answer_found && generation.answer.items.is_empty());
+    assert!(generation.answer.feedback.warnings[0].contains("not valid JSON for the custom schema"));
+    assert_eq!(generation.answer_json, None);
+}
+
+// --------------------------------------------------------- field extraction
+
+fn invoice_doc() -> ParsedDocument {
+    document(&[
+        ("Amazon Web Services, Inc.".into(), 1),
+        ("Invoice Number: 42183017".into(), 1),
+        ("Invoice Date: August 3 , 2014".into(), 1),
+        ("Total Amount $4.11".into(), 1),
+    ])
+}
+
+#[test]
+fn invoice_fields_come_from_one_call_with_evidence_per_field() {
+    let doc = invoice_doc();
+    let fake = FakeModel::new(vec![Reply::Content(data("invoice_fields.json"))]);
+    let question = ParsedQuestion::unparsed("Extract the invoice number, date, total and vendor.", "t");
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let outcome: FieldOutcome<InvoiceFields> =
+        extract_fields(&&fake, "m", &question, &doc, &[passage(1, 4, 1)], &mut trace).unwrap();
+    assert_eq!(fake.calls(), 1);
+    assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
+    let fields = &outcome.extraction.fields;
+    assert_eq!(fields.number.value.as_deref(), Some("42183017"));
+    assert_eq!(fields.date.value.as_ref().map(|d| d.iso.as_str()), Some("2014-08-03"));
+    assert_eq!(fields.total.value.as_ref().map(|a| a.value), Some(4.11));
+    assert_eq!(fields.vendor.line_start, Some(1));
+    let request = &fake.requests.borrow()[0];
+    assert_eq!(request.schema_name, "fields_InvoiceFields");
+    assert_eq!(request.schema["additionalProperties"], false);
+    let field_props = &request.schema["$defs"]["InvoiceFields"]["properties"];
+    assert!(field_props["total"].is_object(), "{}", request.schema);
+    assert!(trace.iter().any(|e| e.step == "llm_fields_response"));
+
+    // A field quoting a line it does not come from is listed, the others pass.
+    let mut bad: Value = serde_json::from_str(&data("invoice_fields.json")).unwrap();
+    bad["fields"]["total"]["line_start"] = json!(2);
+    bad["fields"]["total"]["line_end"] = json!(2);
+    let fake = FakeModel::new(vec![Reply::Content(bad.to_string())]);
+    let outcome: FieldOutcome<InvoiceFields> =
+        extract_fields(&&fake, "m", &question, &doc, &[passage(1, 4, 1)], &mut Vec::new()).unwrap();
+    assert_eq!(outcome.problems.len(), 1, "{:?}", outcome.problems);
+    assert_eq!(outcome.problems[0].field, "total");
+    assert!(outcome.problems[0].problem.contains("not found in lines 2-2"));
+}
+
+#[test]
+fn a_field_reply_that_is_not_json_is_an_error_not_a_crash() {
+    let fake = FakeModel::new(vec![Reply::Content("Invoice 42183017, total $4.11".into())]);
+    let question = ParsedQuestion::unparsed("Extract the invoice fields.", "t");
+    let error = extract_fields::<InvoiceFields, _>(
+        &&fake,
+        "m",
+        &question,
+        &invoice_doc(),
+        &[passage(1, 4, 1)],
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert!(matches!(error, LlmGenerateError::InvalidFieldReply { .. }), "{error:?}");
+}
+
+// ------------------------------------------------------------ dynamic few-shot
+
+#[test]
+fn few_shot_examples_from_the_bank_become_a_fragment() {
+    let bank = ExampleBank::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fewshot_bank.jsonl")).unwrap();
+    let question = amount_question(ChunkStrategy::Combined);
+    let tags = vec!["amount".to_owned(), "invoice".to_owned()];
+    let picked = bank.select(&question.generation.original_question, &tags, &FewShotSelection::default());
+    assert!((1..=5).contains(&picked.len()), "{picked:?}");
+    assert!(picked.iter().all(|p| p.score >= 0.35));
+    let examples: Vec<FewShotExample> = picked.iter().map(|p| p.example.clone()).collect();
+    let (system, fragments) = build_system_prompt_with_examples(&question, &examples);
+    assert_eq!(fragments.last().map(String::as_str), Some("few_shot"));
+    let scores: Vec<String> = picked.iter().map(|p| format!("{} {:.2}", p.index, p.score)).collect();
+    let composed = format!("picked: {}\nfragments: {}\n\n{system}", scores.join(", "), fragments.join(", "));
+    insta::assert_snapshot!("few_shot_prompt", composed);
+
+    // A question the bank knows nothing about: no fragment.
+    let picked = bank.select("Which river runs through the city?", &[], &FewShotSelection::default());
+    assert!(picked.is_empty(), "{picked:?}");
 }

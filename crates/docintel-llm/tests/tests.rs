@@ -203,6 +203,33 @@ fn a_429_is_retried_and_the_next_200_answers() {
 }
 
 #[test]
+fn a_500_is_retried_and_the_next_200_answers() {
+    let server = MockServer::start(vec![
+        Canned::Reply(500, error_body("internal error")),
+        Canned::Reply(200, completion(r#"{"items":[]}"#, "stop")),
+    ]);
+    let response = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap();
+    assert_eq!((response.id.as_str(), response.finish_reason.as_str()), ("chatcmpl-1", "stop"));
+    assert_eq!(server.finish().len(), 2);
+}
+
+#[test]
+fn repeated_429s_give_up_with_the_last_status_named() {
+    let server = MockServer::start(vec![
+        Canned::Reply(429, error_body("rate limited")),
+        Canned::Reply(429, error_body("rate limited again")),
+    ]);
+    let error = transport(server.base_url(), None, 1, 5_000).complete(&request()).unwrap_err();
+    assert_eq!(server.finish().len(), 2);
+    match &error {
+        LlmError::RetriesExhausted { attempts: 2, last } => {
+            assert!(last.contains("429") && last.contains("rate limited again"), "{last}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn repeated_500s_give_up_after_max_retries() {
     let server = MockServer::start(vec![
         Canned::Reply(500, error_body("boom")),

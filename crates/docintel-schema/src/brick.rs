@@ -60,7 +60,9 @@ pub struct Generation {
     pub answer: Answer,
     /// The strategy executed (`combined`, `sequential`).
     pub strategy_executed: String,
-    /// Why it stopped (`sufficient`, `exhausted`, `budget`).
+    /// Why it stopped: `sufficient` (a reply found a complete, cleanly cited
+    /// answer), `exhausted` (no passage left), `token_budget` or `time_budget`
+    /// (the caller's budget would be or was exceeded).
     pub exit: String,
     /// Iterations (model calls or extraction rounds).
     pub iterations: u32,
@@ -74,6 +76,32 @@ pub struct Generation {
     pub model: Option<String>,
     /// Token usage.
     pub usage: Usage,
+    /// One record per model call, in order (empty for generators without a model).
+    pub calls: Vec<GenerationCall>,
+    /// Decisions taken while generating (a strategy switch for headroom, a
+    /// budget exit), in plain words.
+    pub notes: Vec<String>,
+    /// The answer as the model returned it, when a caller-supplied (custom)
+    /// schema was used: the typed [`Answer`] then holds each item's value as
+    /// compact JSON text.
+    pub answer_json: Option<serde_json::Value>,
+}
+
+/// What one model call of a generation cost and said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerationCall {
+    /// 1-based call index.
+    pub call: u32,
+    /// Passages shown in this call.
+    pub passages: usize,
+    /// Input tokens estimated from the request text before sending.
+    pub estimated_input_tokens: u64,
+    /// Usage the transport reported.
+    pub usage: Usage,
+    /// Whether this reply found an answer.
+    pub answer_found: bool,
+    /// Whether this reply said the answer is complete.
+    pub complete_answer_found: bool,
 }
 
 /// Token usage of one or more model calls.

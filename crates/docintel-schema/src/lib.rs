@@ -30,14 +30,14 @@ pub use answer::{
     Span, TableValue, TypedAnswer,
 };
 pub use brick::{
-    ChatMessage, Generation, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, QuestionParser, Retriever,
-    TraceEvent, TraceSink, Usage,
+    ChatMessage, Generation, GenerationCall, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink,
+    QuestionParser, Retriever, TraceEvent, TraceSink, Usage,
 };
 pub use document::{
     BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
     TocSource,
 };
-pub use meta::{AskOutput, CitationProblem, Meta, SkippedStep};
+pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep};
 pub use question::{
     AnswerContext, AnswerShape, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, ExecutionPlan,
     GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters, StructuralHints,

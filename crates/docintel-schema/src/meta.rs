@@ -89,6 +89,30 @@ pub struct Meta {
     pub citation_problems: Vec<CitationProblem>,
     /// Where the trace was written, if it was.
     pub trace_dir: Option<String>,
+    /// Corpus mode only: which files the corpus level showed, picked and
+    /// tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<CorpusMeta>,
+}
+
+/// The corpus level of `docintel ask --corpus`: the file list shown to the
+/// router, its pick, and the files answered in order until one sufficed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CorpusMeta {
+    /// The corpus folder.
+    pub folder: String,
+    /// The router that picked.
+    pub router: String,
+    /// The lines shown, one per file (file name, summary, keyword hits).
+    pub lines_shown: Vec<String>,
+    /// The files picked, in pick order.
+    pub picked: Vec<String>,
+    /// The router's reason.
+    pub reason: String,
+    /// The files answered, in order, with the outcome of each.
+    pub tried: Vec<String>,
+    /// Files that could not be read, with the cause.
+    pub unreadable: Vec<String>,
 }
 
 /// The whole output of one question: the `docintel ask --json` object.
