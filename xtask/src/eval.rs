@@ -1,5 +1,10 @@
 //! `cargo xtask eval`: gold questions over real documents, scored.
 //!
+//! `eval [--shared DIR] [--sets a,b] [--csv FILE] [--shared-csv FILE]
+//! [--min-accuracy F]` runs the project's invoices (always) and, with
+//! `--shared`, the shared invoices plus the sets of [`crate::eval_sets`].
+//! `eval retrieval ...` is [`crate::eval_retrieval`].
+//!
 //! Today's gold sets are invoices: each `<name>.pdf` with a `<name>.json`
 //! listing expected fields (invoice2data format). For every invoice the eval
 //! asks for the total amount and the invoice date, plus one question the
@@ -30,22 +35,35 @@ struct Row {
 }
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    match args.first().map(String::as_str) {
+        Some("retrieval") => return crate::eval_retrieval::run(&args[1..]),
+        Some("generation") => return crate::eval_generation::run(&args[1..]),
+        Some("invoices" | "sets") | None => {}
+        Some(other) if !other.starts_with("--") => bail!("unknown eval kind {other} (retrieval, or options)"),
+        Some(_) => {}
+    }
     let mut shared: Option<PathBuf> = None;
     let mut csv: Option<PathBuf> = None;
+    let mut shared_csv: Option<PathBuf> = None;
+    let mut only: Vec<String> = Vec::new();
     let mut min_accuracy = 0.0;
-    let mut iter = args.iter();
+    let mut iter = args.iter().skip_while(|a| !a.starts_with("--"));
     while let Some(arg) = iter.next() {
         let mut value = || iter.next().with_context(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--shared" => shared = Some(PathBuf::from(value()?)),
             "--csv" => csv = Some(PathBuf::from(value()?)),
+            "--shared-csv" => shared_csv = Some(PathBuf::from(value()?)),
+            "--sets" => only = value()?.split(',').map(str::to_owned).collect(),
             "--min-accuracy" => min_accuracy = value()?.parse().context("--min-accuracy takes a number")?,
             other => bail!("unknown eval argument {other}"),
         }
     }
     let root = crate::tidy::project_root();
     let mut sets = vec![("fixtures/invoices".to_owned(), root.join("fixtures/invoices"))];
-    if let Some(shared) = shared {
+    if let Some(shared) = &shared
+        && (only.is_empty() || only.iter().any(|s| s == "invoices"))
+    {
         sets.push(("shared/invoices".to_owned(), shared.join("invoices")));
     }
 
@@ -95,9 +113,32 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         std::fs::write(&csv, csv_text(&rows)).with_context(|| format!("cannot write {}", csv.display()))?;
     }
     let accuracy = total_correct as f64 / rows.len().max(1) as f64;
-    println!("overall accuracy {:.3} ({total_correct}/{})", accuracy, rows.len());
+    println!("invoices accuracy {:.3} ({total_correct}/{})", accuracy, rows.len());
+    let mut under = Vec::new();
     if accuracy < min_accuracy {
-        bail!("accuracy {accuracy:.3} is under --min-accuracy {min_accuracy}");
+        under.push(format!("invoices {accuracy:.3}"));
+    }
+    if let Some(shared) = &shared {
+        println!();
+        let gold = crate::eval_sets::run_sets(shared, &only, &AskOptions::new(5))?;
+        for set in crate::eval_sets::SETS {
+            if gold.iter().any(|r| r.set == set) {
+                let set_accuracy = crate::eval_sets::summarize(set, &gold);
+                if set_accuracy < min_accuracy {
+                    under.push(format!("{set} {set_accuracy:.3}"));
+                }
+            }
+        }
+        let path = shared_csv.unwrap_or_else(crate::eval_sets::default_csv);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, crate::eval_sets::csv(&gold))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("per-question CSV: {}", path.display());
+    }
+    if !under.is_empty() {
+        bail!("under --min-accuracy {min_accuracy}: {}", under.join(", "));
     }
     Ok(())
 }

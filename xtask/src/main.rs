@@ -6,9 +6,17 @@
 //!   invoice sets and prints per-field accuracy.
 //! - `eval-retrieval --shared DIR` measures TOC routing against flat keyword
 //!   retrieval on the NIST SP 800-53 gold questions.
+//! - `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
+//!   `stress` parses every stress fixture in a child process with a timeout.
 
+mod bench;
 mod eval;
+mod eval_generation;
 mod eval_retrieval;
+mod eval_sets;
+mod llama;
+mod models;
+mod stress;
 mod tidy;
 
 use std::process::ExitCode;
@@ -19,9 +27,13 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(),
         Some("eval") => eval::run(&args[1..]),
         Some("eval-retrieval") => eval_retrieval::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
+        Some("stress") => stress::run(&args[1..]),
+        Some("llama") => llama::run(&args[1..]),
+        Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | eval-retrieval --shared DIR [--verbose]>"
+                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

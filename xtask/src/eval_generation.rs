@@ -1,0 +1,448 @@
+//! `cargo xtask eval generation [--record] [--token-budget N] [--context-window N] [--verbose]`:
+//! what the LLM generator's dispatch costs and whether its citations hold,
+//! on a fixed question set over the project's invoices
+//! (`fixtures/eval/generation/questions.json`).
+//!
+//! Every question is parsed, retrieved (top 5, window 2) and answered twice
+//! through [`LlmGenerator`]: combined (one call with every passage) and
+//! sequential (top-1 first, stop when sufficient). Listing questions run
+//! combined only. The model is a [`ReplayTransport`] over recorded
+//! chat-completion responses in `fixtures/eval/generation/replay/`.
+//!
+//! Recorded replies (`--record` rewrites them) come from a scripted oracle,
+//! not a model: for each request it reads the passage rows actually shown
+//! and answers with the gold value only when the gold evidence lines are
+//! among them (citing their GLOBAL_LINE ids and quoting them), else an
+//! honest not-found naming the passages it saw. So every reply is one a
+//! model could give from those passages. Usage is never invented: prompt
+//! tokens are counted on the request text with the cl100k_base BPE
+//! (tiktoken-rs) plus OpenAI's chat overhead (3 per message + 3), completion
+//! tokens on the reply text; a replay run recounts every request and fails
+//! if a recording disagrees.
+//!
+//! Printed: input tokens per question combined vs sequential, the share
+//! saved on single-fact questions, the share of answers whose citations all
+//! verified, and the exits that fired.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use docintel::schema::{
+    ChunkStrategy, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, ParsedDocument, QuestionParser,
+    Retriever, text,
+};
+use docintel::{AskOptions, KeywordRetriever, RetrieveConfig, parse_pdf, question_parser};
+use docintel_generate::{DispatchOptions, LlmGenerator, verify_citations};
+use docintel_llm::ReplayTransport;
+use serde_json::{Value, json};
+use tiktoken_rs::CoreBPE;
+
+/// The model name sent in every request (the replay key includes it).
+const MODEL: &str = "scripted-oracle";
+
+struct Gold {
+    /// Alternatives, each a run of consecutive lines (substrings, in order).
+    evidence: Vec<Vec<String>>,
+    value: Value,
+    text: String,
+}
+
+struct Case {
+    id: String,
+    document: String,
+    question: String,
+    listing: bool,
+    answers: Vec<Gold>,
+}
+
+fn load_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let str_of = |v: &Value, key: &str| -> anyhow::Result<String> {
+        v.get(key).and_then(Value::as_str).map(str::to_owned).with_context(|| format!("a case lacks {key:?}"))
+    };
+    let mut cases = Vec::new();
+    for case in value.as_array().context("questions.json must be an array")? {
+        let mut answers = Vec::new();
+        for gold in case.get("answers").and_then(Value::as_array).context("a case lacks \"answers\"")? {
+            let evidence = gold
+                .get("evidence")
+                .and_then(Value::as_array)
+                .context("an answer lacks \"evidence\"")?
+                .iter()
+                .map(|alt| {
+                    alt.as_array()
+                        .map(|lines| lines.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
+                        .filter(|lines| !lines.is_empty())
+                        .context("evidence alternatives are non-empty arrays of strings")
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            answers.push(Gold {
+                evidence,
+                value: gold.get("value").cloned().unwrap_or(Value::Null),
+                text: str_of(gold, "text")?,
+            });
+        }
+        cases.push(Case {
+            id: str_of(case, "id")?,
+            document: str_of(case, "document")?,
+            question: str_of(case, "question")?,
+            listing: str_of(case, "kind")? == "listing",
+            answers,
+        });
+    }
+    Ok(cases)
+}
+
+/// Prompt tokens of a chat request: cl100k_base tokens of every message
+/// plus OpenAI's chat framing (3 per message, 3 to prime the reply).
+fn prompt_tokens(bpe: &CoreBPE, request: &LlmRequest) -> u64 {
+    let framing = 3 * request.messages.len() as u64 + 3;
+    framing
+        + request
+            .messages
+            .iter()
+            .map(|m| (bpe.encode_ordinary(&m.role).len() + bpe.encode_ordinary(&m.content).len()) as u64)
+            .sum::<u64>()
+}
+
+/// One passage row of the user prompt.
+struct Row {
+    line_id: u32,
+    page: u32,
+    text: String,
+}
+
+fn rows_of(user: &str) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in user.lines() {
+        if line == docintel_generate::prompt::PASSAGE_HEADER {
+            in_table = true;
+            continue;
+        }
+        if !in_table || line.starts_with('#') {
+            continue;
+        }
+        let mut cols = line.splitn(4, '\t');
+        let (Some(id), Some(page), Some(_), Some(text)) = (cols.next(), cols.next(), cols.next(), cols.next()) else {
+            continue;
+        };
+        if let (Ok(line_id), Ok(page)) = (id.parse(), page.parse()) {
+            rows.push(Row { line_id, page, text: text.to_owned() });
+        }
+    }
+    rows
+}
+
+/// The scripted oracle: answers from the rows shown, never from elsewhere.
+struct Oracle<'a> {
+    cases: &'a [Case],
+    bpe: &'a CoreBPE,
+}
+
+impl Oracle<'_> {
+    fn reply(&self, request: &LlmRequest) -> anyhow::Result<LlmResponse> {
+        let user = request.messages.iter().find(|m| m.role == "user").context("request has no user message")?;
+        let question = user.content.lines().next().and_then(|l| l.strip_prefix("QUESTION: ")).unwrap_or_default();
+        let case =
+            self.cases.iter().find(|c| c.question == question).with_context(|| format!("no case for {question:?}"))?;
+        let rows = rows_of(&user.content);
+        let contains = |row: &Row, needle: &str| text::squash(&row.text).contains(&text::squash(needle));
+        let mut items = Vec::new();
+        let mut missing = Vec::new();
+        for gold in &case.answers {
+            let found = gold.evidence.iter().find_map(|alt| {
+                (0..rows.len()).find_map(|i| {
+                    let run = rows.get(i..i + alt.len())?;
+                    let consecutive = run.windows(2).all(|w| w[1].line_id == w[0].line_id + 1);
+                    (consecutive && run.iter().zip(alt).all(|(row, needle)| contains(row, needle.as_str())))
+                        .then_some(run)
+                })
+            });
+            match found {
+                Some(run) => {
+                    let quote = run.iter().map(|r| r.text.trim()).collect::<Vec<_>>().join(" ");
+                    items.push(json!({
+                        "value": gold.value,
+                        "text": gold.text,
+                        "spans": [{"line_start": run[0].line_id, "line_end": run[run.len() - 1].line_id, "page": run[0].page, "quote": quote}],
+                    }));
+                }
+                None => missing.push(gold.text.clone()),
+            }
+        }
+        let schema = request.schema_name.as_str();
+        for item in &items {
+            let value = &item["value"];
+            let fits = match schema.rsplit('_').next() {
+                Some("amount") => value.get("value").is_some(),
+                Some("date") => value.get("iso").is_some(),
+                Some("text") => value.is_string(),
+                _ => false,
+            };
+            if !fits {
+                bail!(
+                    "case {}: the question parser chose schema {schema}, which the gold value {value} does not fit",
+                    case.id
+                );
+            }
+        }
+        let keywords_line = user.content.lines().find_map(|l| l.strip_prefix("KEYWORDS: ")).unwrap_or_default();
+        let keywords_found: Vec<&str> = keywords_line
+            .split(", ")
+            .filter(|k: &&str| !k.is_empty() && rows.iter().any(|r| contains(r, k)))
+            .collect();
+        let shown = match (rows.first(), rows.last()) {
+            (Some(first), Some(last)) => format!("lines {}-{}", first.line_id, last.line_id),
+            _ => "no lines".to_owned(),
+        };
+        let found = !items.is_empty();
+        let complete = found && missing.is_empty();
+        let warnings: Vec<String> = if case.answers.is_empty() {
+            vec![format!("the passages ({shown}) do not say anything about: {question}")]
+        } else if !found {
+            vec![format!("the passages shown ({shown}) do not contain the answer")]
+        } else if !complete {
+            vec![format!("not in the passages shown: {}", missing.join(", "))]
+        } else {
+            Vec::new()
+        };
+        let content = json!({
+            "items": items,
+            "answer_found": found,
+            "complete_answer_found": complete,
+            "confidence": if complete { 0.9 } else if found { 0.6 } else { 0.0 },
+            "warnings": warnings,
+            "keywords_found": keywords_found,
+            "llm_discovered_keywords": [],
+            "conflicting_evidence": false,
+            "context_structured": true,
+            "suggested_clarification": null,
+        })
+        .to_string();
+        let key = docintel_llm::request_key(request);
+        let (input, output) = (prompt_tokens(self.bpe, request), self.bpe.encode_ordinary(&content).len() as u64);
+        let raw = json!({
+            "id": format!("chatcmpl-{}", &key[..16]),
+            "object": "chat.completion",
+            "created": 1_764_374_400,
+            "model": MODEL,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": input,
+                "completion_tokens": output,
+                "total_tokens": input + output,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            },
+        });
+        docintel_llm::openai::response_from_raw(raw).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+}
+
+#[derive(Debug)]
+struct ModelError(String);
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for ModelError {}
+
+/// Replays recordings (checking their usage against the request text), or
+/// records the oracle's replies first.
+struct EvalModel<'a> {
+    replay: ReplayTransport,
+    oracle: Option<Oracle<'a>>,
+    bpe: &'a CoreBPE,
+    recorded: RefCell<u32>,
+}
+
+impl LanguageModel for &EvalModel<'_> {
+    type Error = ModelError;
+    fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, ModelError> {
+        if let Some(oracle) = &self.oracle {
+            let response = oracle.reply(request).map_err(|e| ModelError(format!("{e:#}")))?;
+            self.replay.record(request, &response).map_err(|e| ModelError(e.to_string()))?;
+            *self.recorded.borrow_mut() += 1;
+        }
+        let response = self.replay.complete(request).map_err(|e| {
+            ModelError(format!("{e} (prompts changed? re-record with `cargo xtask eval generation --record`)"))
+        })?;
+        let counted = prompt_tokens(self.bpe, request);
+        if response.usage.input_tokens != counted {
+            return Err(ModelError(format!(
+                "recording {} claims {} prompt tokens but the request text counts {counted}",
+                response.id, response.usage.input_tokens
+            )));
+        }
+        Ok(response)
+    }
+}
+
+struct Run {
+    calls: u32,
+    input: u64,
+    exit: String,
+    strategy: String,
+    found: bool,
+    verified: bool,
+}
+
+pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    let mut record = false;
+    let mut verbose = false;
+    let mut options = DispatchOptions::default();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let mut number = || -> anyhow::Result<u64> {
+            iter.next()
+                .with_context(|| format!("{arg} needs a value"))?
+                .parse()
+                .with_context(|| format!("{arg} takes a number"))
+        };
+        match arg.as_str() {
+            "--record" => record = true,
+            "--verbose" => verbose = true,
+            "--token-budget" => options.token_budget = Some(number()?),
+            "--context-window" => options.context_window = Some(number()?),
+            other => bail!("unknown eval generation argument {other}"),
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask has a parent")?.to_owned();
+    let dir = root.join("fixtures/eval/generation");
+    let cases = load_cases(&dir.join("questions.json"))?;
+    let bpe = tiktoken_rs::cl100k_base().map_err(|e| anyhow::anyhow!("cl100k_base: {e}"))?;
+    let replay_dir: PathBuf = dir.join("replay");
+    if record && replay_dir.exists() {
+        std::fs::remove_dir_all(&replay_dir).with_context(|| format!("clearing {}", replay_dir.display()))?;
+    }
+    let model = EvalModel {
+        replay: ReplayTransport::new(&replay_dir),
+        oracle: record.then_some(Oracle { cases: &cases, bpe: &bpe }),
+        bpe: &bpe,
+        recorded: RefCell::new(0),
+    };
+    let parser = question_parser(&AskOptions::new(5)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10 });
+    let mut documents: BTreeMap<String, ParsedDocument> = BTreeMap::new();
+
+    println!("eval generation: {} questions, model {MODEL} (replayed), tokenizer cl100k_base", cases.len());
+    println!(
+        "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8}",
+        "question", "shape", "pass", "comb_in", "seq_in", "saved", "calls", "seq_exit", "comb_exit", "verified"
+    );
+    let (mut sum_comb, mut sum_seq, mut sum_comb_found, mut sum_seq_found) = (0u64, 0u64, 0u64, 0u64);
+    let (mut answers, mut verified_answers) = (0u32, 0u32);
+    let mut exits: BTreeMap<String, u32> = BTreeMap::new();
+    for case in &cases {
+        if !documents.contains_key(&case.document) {
+            let path = root.join("fixtures").join(&case.document);
+            let document = parse_pdf(&path).with_context(|| format!("parsing {}", path.display()))?;
+            documents.insert(case.document.clone(), document);
+        }
+        let document = &documents[&case.document];
+        let parsed =
+            parser.parse(&case.question, &document.profile).with_context(|| format!("parsing {:?}", case.question))?;
+        let passages = retriever.retrieve(&parsed, document, &mut NullSink)?.passages;
+        let strategies: &[ChunkStrategy] = if case.listing {
+            &[ChunkStrategy::Combined]
+        } else {
+            &[ChunkStrategy::Combined, ChunkStrategy::Sequential]
+        };
+        let mut runs = Vec::new();
+        for &strategy in strategies {
+            let mut question = parsed.clone();
+            question.chunk_strategy = strategy;
+            let generation = LlmGenerator::new(&model, MODEL)
+                .with_options(options.clone())
+                .generate(&question, document, &passages, &mut NullSink)
+                .with_context(|| format!("case {}", case.id))?;
+            let problems = verify_citations(&generation.answer, document, &generation.passages_shown);
+            *exits.entry(format!("{}:{}", generation.strategy_executed, generation.exit)).or_default() += 1;
+            let found = generation.answer.feedback.answer_found;
+            if found {
+                answers += 1;
+                verified_answers += u32::from(problems.is_empty());
+            }
+            if verbose {
+                for call in &generation.calls {
+                    println!(
+                        "  {} {:?} call {}: {} passage(s), {} input tokens (estimate {}), found {}",
+                        case.id,
+                        strategy,
+                        call.call,
+                        call.passages,
+                        call.usage.input_tokens,
+                        call.estimated_input_tokens,
+                        call.answer_found
+                    );
+                }
+                for note in &generation.notes {
+                    println!("  {} note: {note}", case.id);
+                }
+                for problem in &problems {
+                    println!("  {} citation problem: {}", case.id, problem.problem);
+                }
+            }
+            runs.push(Run {
+                calls: generation.iterations,
+                input: generation.usage.input_tokens,
+                exit: generation.exit,
+                strategy: generation.strategy_executed,
+                found,
+                verified: problems.is_empty(),
+            });
+        }
+        let combined = &runs[0];
+        let sequential = runs.get(1);
+        let saved = sequential
+            .map(|s| format!("{:.0}%", 100.0 * (1.0 - s.input as f64 / combined.input.max(1) as f64)))
+            .unwrap_or_else(|| "-".to_owned());
+        if let Some(seq) = sequential {
+            sum_comb += combined.input;
+            sum_seq += seq.input;
+            if !case.answers.is_empty() {
+                sum_comb_found += combined.input;
+                sum_seq_found += seq.input;
+            }
+        }
+        let verified =
+            runs.iter().filter(|r| r.found).map(|r| if r.verified { "yes" } else { "NO" }).collect::<Vec<_>>();
+        println!(
+            "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8}",
+            case.id,
+            if case.listing { "listing" } else { "single" },
+            passages.len(),
+            combined.input,
+            sequential.map(|s| s.input.to_string()).unwrap_or_else(|| "-".into()),
+            saved,
+            sequential.map(|s| s.calls).unwrap_or(combined.calls),
+            sequential.map(|s| s.exit.as_str()).unwrap_or("-"),
+            format!("{}{}", combined.exit, if combined.strategy == "combined" { "" } else { "*" }),
+            if verified.is_empty() { "-".to_owned() } else { verified.join("/") },
+        );
+    }
+    let pct = |part: u64, whole: u64| 100.0 * (1.0 - part as f64 / whole.max(1) as f64);
+    println!();
+    println!(
+        "single-fact, answerable: combined {sum_comb_found} vs sequential {sum_seq_found} input tokens: {:.1}% saved (target >= 65%)",
+        pct(sum_seq_found, sum_comb_found)
+    );
+    println!(
+        "single-fact, all (incl. unanswerable): combined {sum_comb} vs sequential {sum_seq} input tokens: {:.1}% saved",
+        pct(sum_seq, sum_comb)
+    );
+    println!(
+        "answers with every citation verified: {verified_answers}/{answers} ({:.0}%)",
+        100.0 * f64::from(verified_answers) / f64::from(answers.max(1))
+    );
+    let exits: Vec<String> = exits.iter().map(|(exit, n)| format!("{exit} {n}")).collect();
+    println!("exits (strategy:exit count): {}", exits.join(", "));
+    if record {
+        println!("recorded {} responses in {}", model.recorded.borrow(), replay_dir.display());
+    }
+    Ok(())
+}
