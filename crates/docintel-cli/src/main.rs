@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use docintel::schema::{AskOutput, BBox, DocumentFormat, ParsedDocument};
+use docintel::schema::{AskOutput, BBox, ChunkStrategy, DocumentFormat, ParsedDocument};
 use docintel::{ApiKey, AskOptions, GeneratorChoice, HighlightError, OpenAiConfig, PipelineError, TraceError};
 
 /// Exit code for bad input (missing file, not a PDF, encrypted, broken).
@@ -70,6 +70,11 @@ enum TraceCommand {
     /// Print the decision path of one question folder
     /// (`<out>/<document>/questions/<question>-<hash>/`).
     Show(TraceShowArgs),
+    /// Rebuild the prompts (LLM) or the answer (extractive) of one question
+    /// folder from its stored parsed question and passages, re-reading the
+    /// document, and check they are byte-identical to what was recorded
+    /// (exit 1 when any differs).
+    Replay(TraceShowArgs),
 }
 
 #[derive(Args)]
@@ -83,13 +88,28 @@ struct TraceShowArgs {
 
 #[derive(Args)]
 struct AskArgs {
-    /// The PDF to ask.
-    file: PathBuf,
-    /// The question, in natural language.
-    question: String,
+    /// `FILE QUESTION`: the document (PDF, TXT, Markdown, DOCX) and the
+    /// question in natural language; with `--corpus DIR`, only `QUESTION`.
+    #[arg(value_name = "FILE> <QUESTION", num_args = 1..=2, required = true)]
+    positional: Vec<String>,
+    /// Ask a folder of documents instead of one file: the router first picks
+    /// the file(s) from a list of names and summaries, then walks each
+    /// picked file's own table of contents.
+    #[arg(long, value_name = "DIR")]
+    corpus: Option<PathBuf>,
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     json: bool,
+
+    /// Parsing: password of an encrypted PDF (the empty password is always
+    /// tried first).
+    #[arg(long, value_name = "PASSWORD", help_heading = "Parsing")]
+    password: Option<String>,
+
+    /// Question: expert dictionary CSV (`concept,language,keyword,weight`)
+    /// replacing the built-in one.
+    #[arg(long, value_name = "FILE", help_heading = "Question")]
+    dictionary: Option<PathBuf>,
 
     /// Question: folder of satellite tables (CSV) replacing the built-in ones:
     /// answer_types, answer_shapes, concepts, concept_keywords, models, model_tiers.
@@ -106,6 +126,11 @@ struct AskArgs {
     #[arg(long, help_heading = "Retrieval")]
     no_toc: bool,
 
+    /// Generation: how candidates are shown to the generator, overriding the
+    /// question's cascade: `sequential` (top-1 first, stop when it suffices)
+    /// or `combined` (all passages in one call).
+    #[arg(long, value_parser = ["sequential", "combined"], help_heading = "Generation")]
+    strategy: Option<String>,
     /// Generation: model name (default: $DOCINTEL_LLM_MODEL, else gpt-4.1-mini).
     #[arg(long, help_heading = "Generation")]
     model: Option<String>,
@@ -137,6 +162,9 @@ struct ParseArgs {
     /// Print the whole parsed document as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Password of an encrypted PDF (the empty password is always tried first).
+    #[arg(long, value_name = "PASSWORD")]
+    password: Option<String>,
     /// Also write the tables as Parquet (lines, pages, toc, chunks) plus
     /// profile.json to `<DIR>/<file stem>-<content hash>/`; a folder already
     /// written for the same bytes is reused.
@@ -156,6 +184,7 @@ fn main() -> ExitCode {
         Command::Ask(args) => ask(args),
         Command::Parse(args) => parse(args),
         Command::Trace(TraceCommand::Show(args)) => trace_show(args),
+        Command::Trace(TraceCommand::Replay(args)) => trace_replay(args),
     });
     let result = match outcome {
         Ok(result) => result,
@@ -186,7 +215,10 @@ fn exit_code(error: &anyhow::Error) -> u8 {
     }
     if let Some(error) = error.downcast_ref::<PipelineError>() {
         return match error {
-            PipelineError::Parse(_) | PipelineError::Satellites(_) => EXIT_BAD_INPUT,
+            PipelineError::Parse(_)
+            | PipelineError::Satellites(_)
+            | PipelineError::Dictionary(_)
+            | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
             _ => EXIT_FAILURE,
         };
     }
@@ -241,13 +273,44 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
     options.generator = generator_choice(&args);
     options.satellites_dir = args.satellites.clone();
-    options.pages = args.pages;
+    options.dictionary = args.dictionary.clone();
+    options.strategy = match args.strategy.as_deref() {
+        Some("sequential") => Some(ChunkStrategy::Sequential),
+        Some("combined") => Some(ChunkStrategy::Combined),
+        _ => None,
+    };
+    options.pages = args.pages.clone();
+    options.password = args.password.clone();
     options.use_toc = !args.no_toc;
-    options.out_dir = (!args.no_trace).then_some(args.out);
-    let (output, document) = docintel::pdf_qa_with_document(&args.file, &args.question, &options)?;
-    let highlighted = match &args.highlight {
-        Some(target) => Some((target, highlight(&args.file, target, &output, &document)?)),
-        None => None,
+    options.out_dir = (!args.no_trace).then(|| args.out.clone());
+    let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
+        (Some(dir), [question]) => {
+            let corpus = load_corpus(dir, &options)?;
+            let output = docintel::corpus_qa(&corpus, question, &options)?;
+            let highlighted = match &args.highlight {
+                Some(target) => {
+                    let (path, document) = corpus
+                        .documents
+                        .iter()
+                        .find(|(path, _)| path.display().to_string() == output.document)
+                        .ok_or_else(|| anyhow::anyhow!("the answering file is not in the corpus"))?;
+                    Some((target, highlight(path, target, &output, document)?))
+                }
+                None => None,
+            };
+            (output, highlighted)
+        }
+        (None, [file, question]) => {
+            let file = PathBuf::from(file);
+            let (output, document) = docintel::pdf_qa_with_document(&file, question, &options)?;
+            let highlighted = match &args.highlight {
+                Some(target) => Some((target, highlight(&file, target, &output, &document)?)),
+                None => None,
+            };
+            (output, highlighted)
+        }
+        (Some(_), _) => return Err(UsageError("with --corpus DIR, give only the question".into()).into()),
+        (None, _) => return Err(UsageError("give the document and the question: ask <FILE> <QUESTION>".into()).into()),
     };
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -260,6 +323,40 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Parses every document of a corpus folder, with a progress bar on an
+/// interactive terminal (never when stdout is piped or under `--json` in a
+/// pipe).
+fn load_corpus(dir: &Path, options: &AskOptions) -> anyhow::Result<docintel::Corpus> {
+    let bar = progress_bar();
+    let corpus = docintel::load_corpus(dir, options, |done, total, path| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    for line in &corpus.unreadable {
+        tracing::warn!("skipped: {line}");
+    }
+    Ok(corpus)
+}
+
+/// A progress bar on stderr when both stdout and stderr are terminals.
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    let style = indicatif::ProgressStyle::with_template("{spinner} parsing {pos}/{len} {wide_msg}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
 }
 
 /// The boxes to highlight: every line of every cited span, once, with the
@@ -310,8 +407,44 @@ fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A replay whose rebuilt artefacts differ from the recorded ones (exit 1).
+#[derive(Debug)]
+struct ReplayDiffers(usize);
+
+impl std::fmt::Display for ReplayDiffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "replay differs from the recorded trace in {} check(s)", self.0)
+    }
+}
+
+impl std::error::Error for ReplayDiffers {}
+
+fn trace_replay(args: TraceShowArgs) -> anyhow::Result<()> {
+    let report = docintel::replay_question(&args.dir)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &report)?;
+        writeln!(stdout)?;
+    } else {
+        writeln!(stdout, "replay of {} (document {})", report.dir, report.document)?;
+        for check in &report.checks {
+            let mark = if check.identical { "identical" } else { "DIFFERS" };
+            writeln!(stdout, "  {mark:<9} {}: {}", check.what, check.detail)?;
+        }
+    }
+    let differing = report.checks.iter().filter(|c| !c.identical).count();
+    if differing > 0 || report.checks.is_empty() {
+        return Err(ReplayDiffers(differing).into());
+    }
+    Ok(())
+}
+
 fn parse(args: ParseArgs) -> anyhow::Result<()> {
-    let document = docintel::parse_file(&args.file).map_err(PipelineError::Parse)?;
+    let options = match &args.password {
+        Some(password) => docintel::ParseOptions::with_password(password.clone()),
+        None => docintel::ParseOptions::default(),
+    };
+    let document = docintel::parse_file_with_options(&args.file, &options).map_err(PipelineError::Parse)?;
     if let Some(out) = &args.out {
         write_document_folder(out, &args.file, &document)?;
     }

@@ -398,3 +398,84 @@ fn parse_out_writes_a_document_folder_once_then_reuses_it() {
     assert!(folder.join("chunks.parquet").is_file());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn trace_replay_rebuilds_the_answer_and_catches_a_tampered_trace() {
+    let out = temp_dir("trace-replay");
+    let pdf = fixture("AmazonWebServices.pdf");
+    let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out.to_str().unwrap()]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    let folder = question_folder(&out);
+
+    let replay = docintel(&["trace", "replay", folder.to_str().unwrap(), "--json"]);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    let report: Value = serde_json::from_slice(&replay.stdout).expect("one JSON object");
+    let checks = report["checks"].as_array().unwrap();
+    assert!(checks.len() >= 2, "{report}");
+    assert!(checks.iter().all(|c| c["identical"] == true), "{report}");
+    assert!(checks.iter().any(|c| c["what"].as_str().unwrap().starts_with("answer (extractive")), "{report}");
+
+    // Change the recorded value: the replay must notice and exit 1.
+    let answer_path = folder.join("answer.json");
+    let mut answer: Value = serde_json::from_slice(&std::fs::read(&answer_path).unwrap()).unwrap();
+    answer["answer"]["items"][0]["value"]["value"] = serde_json::json!(999.99);
+    std::fs::write(&answer_path, serde_json::to_vec_pretty(&answer).unwrap()).unwrap();
+    let replay = docintel(&["trace", "replay", folder.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(1));
+    let text = String::from_utf8(replay.stdout).unwrap();
+    assert!(text.contains("DIFFERS"), "{text}");
+    assert!(String::from_utf8_lossy(&replay.stderr).contains("replay differs"), "{:?}", replay.stderr);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn corpus_mode_picks_the_file_that_answers() {
+    let corpus = temp_dir("corpus");
+    for name in ["AmazonWebServices.pdf", "NetpresseInvoice.pdf", "saeco.pdf"] {
+        std::fs::copy(fixture(name), corpus.join(name)).unwrap();
+    }
+    std::fs::write(corpus.join("notes.txt"), "Meeting notes\nNothing about invoices here.\n").unwrap();
+    std::fs::write(corpus.join("broken.pdf"), b"%PDF-1.4\nnot really").unwrap();
+    let out = docintel(&[
+        "ask",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "What is the total amount of the Amazon Web Services invoice?",
+        "--json",
+        "--no-trace",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(value["document"].as_str().unwrap().ends_with("AmazonWebServices.pdf"), "{}", value["document"]);
+    let meta = &value["_meta"]["corpus"];
+    assert_eq!(meta["lines_shown"].as_array().unwrap().len(), 4, "{meta}");
+    assert_eq!(meta["picked"][0], "AmazonWebServices.pdf", "{meta}");
+    assert!(meta["unreadable"][0].as_str().unwrap().contains("broken.pdf"), "{meta}");
+    assert_eq!(value["answer"]["items"][0]["value"]["currency"], "USD");
+    assert_eq!(value["citations_verified"], true);
+
+    // A corpus needs only the question; an empty folder is bad input.
+    let usage = docintel(&["ask", "--corpus", corpus.to_str().unwrap(), "a.pdf", "What?"]);
+    assert_eq!(usage.status.code(), Some(2));
+    let empty = temp_dir("corpus-empty");
+    let none = docintel(&["ask", "--corpus", empty.to_str().unwrap(), "What?"]);
+    assert_eq!(none.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no readable document"));
+    std::fs::remove_dir_all(&corpus).unwrap();
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+#[test]
+fn password_flag_opens_an_encrypted_pdf() {
+    let pdf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docintel-parse/tests/data/encrypted_user_pw.pdf");
+    let locked = docintel(&["parse", pdf.to_str().unwrap()]);
+    assert_eq!(locked.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&locked.stderr);
+    assert!(stderr.contains("encrypted_user_pw.pdf") && stderr.contains("--password"), "{stderr}");
+    let wrong = docintel(&["parse", pdf.to_str().unwrap(), "--password", "nope"]);
+    assert_eq!(wrong.status.code(), Some(3));
+    let open = docintel(&["parse", pdf.to_str().unwrap(), "--password", "secret"]);
+    assert!(open.status.success(), "{}", String::from_utf8_lossy(&open.stderr));
+    let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is this about?", "--password", "secret", "--no-trace"]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+}

@@ -34,10 +34,13 @@ use docintel_trace::TraceRecorder;
 
 pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
-pub use docintel_parse::{ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, vision_candidates};
+pub use docintel_parse::{
+    ChunkConfig, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options, parse_pdf,
+    vision_candidates,
+};
 pub use docintel_parse::{DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables};
-pub use docintel_question::{RuleParser, SatelliteError, Satellites};
-pub use docintel_retrieve::{KeywordRetriever, RetrieveConfig};
+pub use docintel_question::{DictionaryError, ExpertDictionary, RuleParser, SatelliteError, Satellites};
+pub use docintel_retrieve::{CorpusFile, KeywordRetriever, KeywordRouter, RetrieveConfig, RoutingConfig};
 
 /// Which generator answers: the closed set of implementations.
 #[derive(Debug, Clone)]
@@ -72,6 +75,14 @@ pub struct AskOptions {
     /// Question: a folder of satellite tables replacing the built-in ones
     /// (answer types, concepts, concept keywords, models...).
     pub satellites_dir: Option<PathBuf>,
+    /// Question: an expert dictionary CSV (`concept,language,keyword,weight`)
+    /// replacing the built-in one.
+    pub dictionary: Option<PathBuf>,
+    /// Generation: the chunk strategy to execute, overriding the cascade's
+    /// choice (noted in the parsing notes).
+    pub strategy: Option<docintel_schema::ChunkStrategy>,
+    /// Parsing: the password of an encrypted PDF (never logged or traced).
+    pub password: Option<String>,
 }
 
 impl AskOptions {
@@ -86,6 +97,9 @@ impl AskOptions {
             out_dir: None,
             generator: GeneratorChoice::Extractive,
             satellites_dir: None,
+            dictionary: None,
+            strategy: None,
+            password: None,
         }
     }
 }
@@ -108,6 +122,15 @@ pub enum PipelineError {
     Trace(docintel_trace::TraceError),
     /// The satellite tables given by the caller do not load.
     Satellites(SatelliteError),
+    /// The expert dictionary given by the caller does not load.
+    Dictionary(DictionaryError),
+    /// A corpus folder holds no readable document.
+    EmptyCorpus {
+        /// The folder.
+        folder: String,
+        /// The files that could not be read, with the cause.
+        unreadable: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for PipelineError {
@@ -117,6 +140,14 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Brick { brick, .. } => write!(f, "the {brick} brick failed"),
             PipelineError::Trace(e) => write!(f, "{e}"),
             PipelineError::Satellites(e) => write!(f, "{e}"),
+            PipelineError::Dictionary(e) => write!(f, "{e}"),
+            PipelineError::EmptyCorpus { folder, unreadable } => {
+                write!(f, "{folder}: no readable document (pdf, txt, md, docx)")?;
+                for line in unreadable {
+                    write!(f, "; {line}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -126,7 +157,11 @@ impl std::error::Error for PipelineError {
         match self {
             // Parse and trace errors are complete one-line messages (file and
             // cause); chaining them again would print the cause twice.
-            PipelineError::Parse(_) | PipelineError::Trace(_) | PipelineError::Satellites(_) => None,
+            PipelineError::Parse(_)
+            | PipelineError::Trace(_)
+            | PipelineError::Satellites(_)
+            | PipelineError::Dictionary(_)
+            | PipelineError::EmptyCorpus { .. } => None,
             PipelineError::Brick { source, .. } => Some(source.as_ref()),
         }
     }
@@ -164,7 +199,7 @@ pub fn pdf_qa_with_document(
     options: &AskOptions,
 ) -> Result<(AskOutput, ParsedDocument), PipelineError> {
     let started = Instant::now();
-    let document = parse_file(path).map_err(PipelineError::Parse)?;
+    let document = parse_file_with_options(path, &parse_options(options)).map_err(PipelineError::Parse)?;
     let parse_ms = started.elapsed().as_millis() as u64;
     let parser = question_parser(options)?;
 
@@ -199,14 +234,28 @@ pub fn pdf_qa_with_document(
     Ok((run.output, document))
 }
 
+/// The parse brick's options from the caller's (the password).
+fn parse_options(options: &AskOptions) -> ParseOptions {
+    match &options.password {
+        Some(password) => ParseOptions::with_password(password.clone()),
+        None => ParseOptions::default(),
+    }
+}
+
 /// The question parser the options ask for (built-in or a folder of
 /// satellite tables).
 pub fn question_parser(options: &AskOptions) -> Result<RuleParser, PipelineError> {
-    let parser = RuleParser::new();
-    match &options.satellites_dir {
-        Some(dir) => Ok(parser.with_satellites(Satellites::from_dir(dir).map_err(PipelineError::Satellites)?)),
-        None => Ok(parser),
+    let mut parser = RuleParser::new();
+    if let Some(dir) = &options.satellites_dir {
+        parser = parser.with_satellites(Satellites::from_dir(dir).map_err(PipelineError::Satellites)?);
     }
+    if let Some(file) = &options.dictionary {
+        let name = file.display().to_string();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| PipelineError::Parse(ParseError::Io { path: name.clone(), source: e }))?;
+        parser = parser.with_dictionary(ExpertDictionary::from_csv(&name, &text).map_err(PipelineError::Dictionary)?);
+    }
+    Ok(parser)
 }
 
 fn run_generator<G: Generator>(
@@ -253,6 +302,16 @@ pub fn answer_parsed(
         parsed.retrieval.pages = pages.clone();
         parsed.structural_hints.pages_hint = pages.clone();
         parsed.parsing_notes.push(format!("pages {pages:?} set by the caller"));
+    }
+    if let Some(strategy) = options.strategy
+        && strategy != parsed.chunk_strategy
+    {
+        parsed.parsing_notes.push(format!(
+            "chunk strategy {} set by the caller (the cascade chose {})",
+            format!("{strategy:?}").to_lowercase(),
+            format!("{:?}", parsed.chunk_strategy).to_lowercase()
+        ));
+        parsed.chunk_strategy = strategy;
     }
     if !options.use_toc && parsed.activations.use_toc_navigation {
         parsed.activations.use_toc_navigation = false;
@@ -381,10 +440,315 @@ pub fn answer_parsed(
             .collect(),
         citation_problems: problems,
         trace_dir: None,
+        corpus: None,
     };
     let output =
         AskOutput { question, document: document.source.clone(), answer: generation.answer, citations_verified, meta };
     Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
+}
+
+/// File extensions `corpus_qa` reads from a folder.
+pub const CORPUS_EXTENSIONS: [&str; 5] = ["pdf", "txt", "md", "markdown", "docx"];
+
+/// The readable documents of a corpus folder (not recursive), sorted by
+/// name.
+pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| PipelineError::Parse(ParseError::Io { path: dir.display().to_string(), source: e }))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| CORPUS_EXTENSIONS.iter().any(|x| e.eq_ignore_ascii_case(x)))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// A parsed corpus: the documents that could be read, and the files that
+/// could not, with the cause.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// The folder.
+    pub folder: PathBuf,
+    /// `(path, document)` for every readable file, in name order.
+    pub documents: Vec<(PathBuf, ParsedDocument)>,
+    /// One line per unreadable file: its error (which names the file).
+    pub unreadable: Vec<String>,
+}
+
+/// Parses every document of `dir` (see [`corpus_files`]); a file that cannot
+/// be read is listed in [`Corpus::unreadable`] and the others still load.
+/// `progress` is called after each file with (done, total, path).
+pub fn load_corpus(
+    dir: &Path,
+    options: &AskOptions,
+    mut progress: impl FnMut(usize, usize, &Path),
+) -> Result<Corpus, PipelineError> {
+    let files = corpus_files(dir)?;
+    let mut corpus = Corpus { folder: dir.to_owned(), ..Corpus::default() };
+    let parse_options = parse_options(options);
+    for (i, path) in files.iter().enumerate() {
+        match parse_file_with_options(path, &parse_options) {
+            Ok(document) => corpus.documents.push((path.clone(), document)),
+            Err(error) => corpus.unreadable.push(error.to_string()),
+        }
+        progress(i + 1, files.len(), path);
+    }
+    Ok(corpus)
+}
+
+/// Answers `question` over a folder of documents: the corpus level shows the
+/// router one line per file (name, summary, keyword hits), then the picked
+/// files are answered in pick order — each through its own TOC — until one
+/// gives a found, complete answer with verified citations (top-1 first).
+/// With no file picked, the file with the most keyword hits is answered (an
+/// honest "not found" when nothing matches). `_meta.corpus` records the
+/// level; the trace, when `options.out_dir` is set, goes under the answering
+/// file's folder.
+pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
+    let Some((_, first)) = corpus.documents.first() else {
+        return Err(PipelineError::EmptyCorpus {
+            folder: corpus.folder.display().to_string(),
+            unreadable: corpus.unreadable.clone(),
+        });
+    };
+    let started = Instant::now();
+    let parser = question_parser(options)?;
+    let routing_question = parser.parse(question, &first.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+    let names: Vec<String> = corpus
+        .documents
+        .iter()
+        .map(|(path, _)| {
+            path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+        })
+        .collect();
+    let files: Vec<CorpusFile<'_>> =
+        corpus.documents.iter().zip(&names).map(|((_, document), name)| CorpusFile { name, document }).collect();
+    let router = KeywordRouter::new(RoutingConfig::STANDARD);
+    let mut trace = TraceRecorder::new();
+    let route = docintel_retrieve::route_corpus(&router, &routing_question, &files, &mut trace)
+        .map_err(brick_error("retrieve"))?;
+    let mut order = route.picked_files();
+    if order.is_empty() {
+        let best = (0..route.lines.len()).max_by_key(|&i| (route.lines[i].keyword_hits, std::cmp::Reverse(i)));
+        order.extend(best);
+    }
+    let routing_ms = started.elapsed().as_millis() as u64;
+
+    let mut tried = Vec::new();
+    let mut best: Option<(AskOutput, Vec<TraceEvent>, ParsedQuestion, usize)> = None;
+    for &index in &order {
+        let (path, document) = &corpus.documents[index];
+        let parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+        let run = answer_parsed(document, parsed, &parser, options)?;
+        let feedback = &run.output.answer.feedback;
+        let sufficient = feedback.answer_found && feedback.complete_answer_found && run.output.citations_verified;
+        tried.push(format!(
+            "{}: {}",
+            names[index],
+            if sufficient {
+                "answered"
+            } else if feedback.answer_found {
+                "partial answer"
+            } else {
+                "not found"
+            }
+        ));
+        let better = match &best {
+            None => true,
+            Some((current, ..)) => feedback.answer_found && !current.answer.feedback.answer_found,
+        };
+        if better {
+            let mut output = run.output;
+            output.document = path.display().to_string();
+            best = Some((output, run.events, run.parsed_question, index));
+        }
+        if sufficient {
+            break;
+        }
+    }
+    let Some((mut output, events, parsed, index)) = best else {
+        return Err(PipelineError::EmptyCorpus {
+            folder: corpus.folder.display().to_string(),
+            unreadable: corpus.unreadable.clone(),
+        });
+    };
+    output.meta.timings_ms.insert("corpus_routing".into(), routing_ms);
+    output.meta.corpus = Some(docintel_schema::CorpusMeta {
+        folder: corpus.folder.display().to_string(),
+        router: docintel_schema::Router::name(&router),
+        lines_shown: route.lines.iter().map(|l| l.render()).collect(),
+        picked: route.picked_files().iter().map(|&i| names[i].clone()).collect(),
+        reason: route.pick.reason.clone(),
+        tried,
+        unreadable: corpus.unreadable.clone(),
+    });
+    if let Some(out_dir) = &options.out_dir {
+        let path = &corpus.documents[index].0;
+        let mut all_events = trace.events().to_vec();
+        all_events.extend(events);
+        docintel_question::save_parsed_question(out_dir, path, &corpus.documents[index].1.profile, &parsed)
+            .map_err(|e| brick_error("question")(Box::new(e)))?;
+        let dir = docintel_trace::question_dir(out_dir, path, question);
+        output.meta.trace_dir = Some(dir.display().to_string());
+        docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(PipelineError::Trace)?;
+    }
+    Ok(output)
+}
+
+/// One check of [`replay_question`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ReplayCheck {
+    /// What was rebuilt (`answer`, `call 1 system prompt`, ...).
+    pub what: String,
+    /// Whether the rebuilt bytes equal the recorded ones.
+    pub identical: bool,
+    /// A short explanation (first difference, or what was compared).
+    pub detail: String,
+}
+
+/// What [`replay_question`] found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ReplayReport {
+    /// The question folder replayed.
+    pub dir: String,
+    /// The document re-read.
+    pub document: String,
+    /// One entry per rebuilt artefact.
+    pub checks: Vec<ReplayCheck>,
+}
+
+impl ReplayReport {
+    /// Whether every check matched.
+    pub fn all_identical(&self) -> bool {
+        !self.checks.is_empty() && self.checks.iter().all(|c| c.identical)
+    }
+}
+
+/// `p<page> l<start>-<end>` (the `_meta.passages_shown` form) as a passage.
+fn passage_from_label(label: &str) -> Option<docintel_schema::Passage> {
+    let (page, lines) = label.strip_prefix('p')?.split_once(" l")?;
+    let (start, end) = lines.split_once('-')?;
+    let (page, line_start, line_end) = (page.parse().ok()?, start.parse().ok()?, end.parse().ok()?);
+    Some(docintel_schema::Passage {
+        line_start,
+        line_end,
+        page,
+        score: 0.0,
+        anchor_line: line_start,
+        matched_keywords: Vec::new(),
+        pinned: false,
+    })
+}
+
+/// Where two texts first differ, for a replay report.
+fn first_difference(recorded: &str, rebuilt: &str) -> String {
+    let at = recorded.chars().zip(rebuilt.chars()).take_while(|(a, b)| a == b).count();
+    let around = |t: &str| t.chars().skip(at.saturating_sub(20)).take(60).collect::<String>();
+    format!(
+        "first difference at char {at}: recorded {:?}, rebuilt {:?} ({} vs {} chars)",
+        around(recorded),
+        around(rebuilt),
+        recorded.chars().count(),
+        rebuilt.chars().count()
+    )
+}
+
+/// Rebuilds what one stored question sent and produced, from its stored
+/// parsed question and passages, re-reading the document, and compares:
+/// with an LLM generator, every call's system and user prompt must be
+/// byte-identical to what was sent (recorded in the `llm_response` events);
+/// with the extractive generator, the answer itself must be (it is
+/// deterministic). The stored citations are verified again against the
+/// document as it is now.
+pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
+    let trace = docintel_trace::load_question_trace(dir).map_err(PipelineError::Trace)?;
+    let parsed: ParsedQuestion = trace
+        .events
+        .iter()
+        .find(|e| e.brick == "question" && e.step == "parse")
+        .and_then(|e| serde_json::from_value(e.detail.clone()).ok())
+        .unwrap_or_else(|| trace.parsed_question.clone());
+    let document_path = PathBuf::from(&trace.output.document);
+    let document = parse_file(&document_path).map_err(PipelineError::Parse)?;
+    let shown: Vec<docintel_schema::Passage> =
+        trace.output.meta.passages_shown.iter().filter_map(|l| passage_from_label(l)).collect();
+    let mut checks = Vec::new();
+
+    let problems = docintel_generate::verify_citations(&trace.output.answer, &document, &shown);
+    checks.push(ReplayCheck {
+        what: "citations against the document now".into(),
+        identical: problems.is_empty() == trace.output.citations_verified,
+        detail: if problems.is_empty() {
+            "every stored quote is still in its cited lines".into()
+        } else {
+            format!("{} problem(s): {}", problems.len(), problems[0].problem)
+        },
+    });
+
+    let generator = trace.output.meta.implementations.get("generate").cloned().unwrap_or_default();
+    let calls: Vec<&TraceEvent> = trace.events.iter().filter(|e| e.step == "llm_response").collect();
+    if generator.starts_with("extractive") {
+        let mut sink = docintel_schema::NullSink;
+        let generation = ExtractiveGenerator::new()
+            .generate(&parsed, &document, &shown, &mut sink)
+            .map_err(|e| brick_error("generate")(Box::new(e)))?;
+        let recorded = serde_json::to_string_pretty(&trace.output.answer).unwrap_or_default();
+        let rebuilt = serde_json::to_string_pretty(&generation.answer).unwrap_or_default();
+        checks.push(ReplayCheck {
+            what: format!("answer ({generator}) from {} stored passage(s)", shown.len()),
+            identical: recorded == rebuilt,
+            detail: if recorded == rebuilt {
+                format!("{} bytes identical", recorded.len())
+            } else {
+                first_difference(&recorded, &rebuilt)
+            },
+        });
+    }
+    for event in calls {
+        let call = event.detail.get("call").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        let passages: Vec<docintel_schema::Passage> = event
+            .detail
+            .get("passages")
+            .and_then(serde_json::Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().and_then(passage_from_label)).collect())
+            .unwrap_or_default();
+        let request = event.detail.get("request");
+        let recorded = |key: &str| request.and_then(|r| r.get(key)).and_then(serde_json::Value::as_str);
+        let (system, _) = docintel_generate::build_system_prompt(&parsed);
+        let user = docintel_generate::build_user_prompt(&parsed, &document, &passages);
+        for (name, rebuilt) in [("system", system), ("user", user)] {
+            let check = match recorded(name) {
+                Some(recorded) => ReplayCheck {
+                    what: format!("call {call} {name} prompt"),
+                    identical: recorded == rebuilt,
+                    detail: if recorded == rebuilt {
+                        format!("{} bytes identical", rebuilt.len())
+                    } else {
+                        first_difference(recorded, &rebuilt)
+                    },
+                },
+                None => ReplayCheck {
+                    what: format!("call {call} {name} prompt"),
+                    identical: false,
+                    detail: "the trace does not hold the prompt sent (recorded by an older docintel)".into(),
+                },
+            };
+            checks.push(check);
+        }
+    }
+    if checks.len() == 1 && !generator.starts_with("extractive") {
+        checks.push(ReplayCheck {
+            what: format!("generation ({generator})"),
+            identical: false,
+            detail: "no generation step recorded that can be rebuilt".into(),
+        });
+    }
+    Ok(ReplayReport { dir: dir.display().to_string(), document: trace.output.document.clone(), checks })
 }
 
 // ---------------------------------------------------------------------------
