@@ -191,10 +191,8 @@ impl Oracle<'_> {
             }
         }
         let keywords_line = user.content.lines().find_map(|l| l.strip_prefix("KEYWORDS: ")).unwrap_or_default();
-        let keywords_found: Vec<&str> = keywords_line
-            .split(", ")
-            .filter(|k: &&str| !k.is_empty() && rows.iter().any(|r| contains(r, k)))
-            .collect();
+        let keywords_found: Vec<&str> =
+            keywords_line.split(", ").filter(|k: &&str| !k.is_empty() && rows.iter().any(|r| contains(r, k))).collect();
         let shown = match (rows.first(), rows.last()) {
             (Some(first), Some(last)) => format!("lines {}-{}", first.line_id, last.line_id),
             _ => "no lines".to_owned(),
