@@ -271,7 +271,10 @@ pub(crate) fn french_insurance(shared: &Path, options: &AskOptions) -> anyhow::R
     let gold: Value = serde_json::from_str(
         &std::fs::read_to_string(&gold_path).with_context(|| format!("cannot read {}", gold_path.display()))?,
     )?;
-    let corpus = docintel::load_corpus(&folder, options, |_, _, _| {})?;
+    let mut corpus = docintel::load_corpus(&folder, options, |_, _, _| {})?;
+    // The folder also holds the test questions as Markdown: asking it would
+    // be reading the answer key. The corpus is the four PDFs.
+    corpus.documents.retain(|(path, _)| path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf")));
     let mut rows = Vec::new();
     for item in gold.as_array().context("golden set: not a list")? {
         let question = item["question"].as_str().unwrap_or_default();

@@ -354,6 +354,9 @@ struct Context<'a> {
     tax_question: bool,
     date_intent: DateKind,
     currency_preference: Option<String>,
+    /// Running headers and footers (the same line on several pages): never
+    /// a text answer, whatever keywords they carry.
+    running: BTreeSet<String>,
 }
 
 impl<'a> Context<'a> {
@@ -392,8 +395,34 @@ impl<'a> Context<'a> {
             tax_question,
             date_intent,
             currency_preference,
+            running: if matches!(kind, Kind::Text | Kind::Boolean) { running_lines(document) } else { BTreeSet::new() },
         }
     }
+}
+
+/// A line repeated on at least this many pages is a running header/footer.
+const RUNNING_MIN_PAGES: usize = 3;
+
+/// The squashed, lowercased texts of lines found on [`RUNNING_MIN_PAGES`]
+/// or more distinct pages.
+fn running_lines(document: &ParsedDocument) -> BTreeSet<String> {
+    let mut pages: std::collections::HashMap<String, (u32, usize)> = std::collections::HashMap::new();
+    for line in &document.lines {
+        let key = running_key(&line.text);
+        if key.len() < 4 {
+            continue;
+        }
+        let entry = pages.entry(key).or_insert((0, 0));
+        if entry.0 != line.page {
+            entry.0 = line.page;
+            entry.1 += 1;
+        }
+    }
+    pages.into_iter().filter(|(_, (_, n))| *n >= RUNNING_MIN_PAGES).map(|(k, _)| k).collect()
+}
+
+fn running_key(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
 /// Month-first only for documents that look American: English (or unknown
@@ -825,6 +854,9 @@ impl Context<'_> {
         passage_ok: bool,
     ) -> Option<Candidate> {
         let line = view.line;
+        if self.running.contains(&running_key(&line.text)) {
+            return None;
+        }
         let coverage = self.keywords.salient_coverage(&view.own);
         let score = self.keywords.weight(&view.own) - 0.05 * rank as f64;
         let whole = |l: &Line| (l.line_id, l.line_id, l.text.trim().to_owned());
@@ -1194,6 +1226,25 @@ mod tests {
         ("21 % 41,31 8,68 49,99", 1),
         ("Mail: verkoop-nl@saeco.com", 1),
     ];
+
+    #[test]
+    fn running_headers_are_never_the_text_answer() {
+        // The header carries every question keyword and sits first on each
+        // page; the control's own heading carries fewer. Without the
+        // running-line rule the header wins.
+        let rows: &[(&str, u32)] = &[
+            ("NIST SP 800-53 control catalog", 1),
+            ("AC-1 POLICY AND PROCEDURES", 1),
+            ("NIST SP 800-53 control catalog", 2),
+            ("PM-23 DATA GOVERNANCE BODY", 2),
+            ("NIST SP 800-53 control catalog", 3),
+            ("SI-4 SYSTEM MONITORING", 3),
+        ];
+        let q = question("What is the title of NIST SP 800-53 control PM-23?", "text", &["NIST", "control", "PM-23"]);
+        check(rows, &q, Some("PM-23 DATA GOVERNANCE BODY"));
+        // Two pages only: not a running line, the rule stays out of the way.
+        check(&rows[..4], &q, Some("NIST SP 800-53 control catalog"));
+    }
 
     fn question(text: &str, answer_type: &str, keywords: &[&str]) -> ParsedQuestion {
         let mut q = ParsedQuestion::unparsed(text, "test");
