@@ -75,6 +75,12 @@ impl GoldRow {
     }
 }
 
+/// Reads a gold file as JSON; the error names the file.
+fn read_json(path: &Path) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not valid JSON", path.display()))
+}
+
 /// Asks one question of one parsed document.
 fn ask(
     parser: &RuleParser,
@@ -138,9 +144,7 @@ fn contains_folded(haystack: &str, needle: &str) -> bool {
 pub(crate) fn nist(shared: &Path, parser: &RuleParser, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
     let pdf = shared.join("core/nist_sp800-53r5_catalog_rendered.pdf");
     let gold_path = shared.join("core/nist_sp800-53r5_rendered_qa.json");
-    let gold: Value = serde_json::from_str(
-        &std::fs::read_to_string(&gold_path).with_context(|| format!("cannot read {}", gold_path.display()))?,
-    )?;
+    let gold: Value = read_json(&gold_path)?;
     let document = parse_file(&pdf)?;
     let mut rows = Vec::new();
     for item in gold["items"].as_array().context("NIST QA: no items")? {
@@ -268,9 +272,7 @@ pub(crate) fn financebench(shared: &Path, parser: &RuleParser, options: &AskOpti
 pub(crate) fn french_insurance(shared: &Path, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
     let folder = shared.join("insurance/fr_aresia_fictional");
     let gold_path = folder.join("golden_set_fr.json");
-    let gold: Value = serde_json::from_str(
-        &std::fs::read_to_string(&gold_path).with_context(|| format!("cannot read {}", gold_path.display()))?,
-    )?;
+    let gold: Value = read_json(&gold_path)?;
     let mut corpus = docintel::load_corpus(&folder, options, |_, _, _| {})?;
     // The folder also holds the test questions as Markdown: asking it would
     // be reading the answer key. The corpus is the four PDFs.
@@ -333,9 +335,7 @@ fn cuad_date(text: &str) -> Option<String> {
 
 pub(crate) fn cuad(shared: &Path, parser: &RuleParser, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
     let gold_path = shared.join("contracts/cuad/cuad_subset_gold.json");
-    let gold: Value = serde_json::from_str(
-        &std::fs::read_to_string(&gold_path).with_context(|| format!("cannot read {}", gold_path.display()))?,
-    )?;
+    let gold: Value = read_json(&gold_path)?;
     let mut rows = Vec::new();
     for contract in gold.as_array().context("CUAD gold: not a list")? {
         let relative = contract["pdf"].as_str().unwrap_or_default();

@@ -489,7 +489,7 @@ impl RuleParser {
 
         let scope = ScopeFilters { period, ..ScopeFilters::default() };
         let chunk_strategy = chunk.value;
-        let mut parsed = ParsedQuestion {
+        let parsed = ParsedQuestion {
             original_question: question.to_owned(),
             corrected_question: corrected.clone(),
             language: language.map(str::to_owned),
@@ -524,14 +524,7 @@ impl RuleParser {
                 must_distinguish,
             },
         };
-        let (plan, activation_notes) = decide_activations(&parsed, profile);
-        if !plan.extract_page_numbers {
-            parsed.retrieval.pages.clear();
-        }
-        parsed.activations = plan;
-        notes.extend(activation_notes);
-        parsed.parsing_notes = notes;
-        Ok(parsed)
+        Ok(finish_dispatch(parsed, notes, profile))
     }
 
     /// The answer type's confirmation regex as an `expert_dictionary`
@@ -744,6 +737,25 @@ pub(crate) mod test_support {
             summary: None,
         }
     }
+}
+
+/// The dispatcher's last step, shared by every parser: the activations are
+/// decided in code from the record and the profile, page numbers are dropped
+/// where the profile has none, and the dispatcher's notes follow the
+/// parser's.
+pub(crate) fn finish_dispatch(
+    mut parsed: ParsedQuestion,
+    mut notes: Vec<String>,
+    profile: &DocumentProfile,
+) -> ParsedQuestion {
+    let (plan, activation_notes) = decide_activations(&parsed, profile);
+    if !plan.extract_page_numbers {
+        parsed.retrieval.pages.clear();
+    }
+    parsed.activations = plan;
+    notes.extend(activation_notes);
+    parsed.parsing_notes = notes;
+    parsed
 }
 
 #[cfg(test)]

@@ -36,7 +36,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::cascade::{CascadeLevel, Resolved, resolve_answer_context, resolve_chunk_strategy, resolve_model};
-use crate::dispatch::decide_activations;
 use crate::satellites::Satellites;
 use crate::{ANCHOR_WEIGHT, QuestionError, RuleParser, chunk_name, context_name};
 
@@ -644,7 +643,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
 
         let anchor_keywords: Vec<String> =
             keywords.iter().filter(|k| k.source == KeywordSource::Anchor).map(|k| k.text.clone()).collect();
-        let mut parsed = ParsedQuestion {
+        let parsed = ParsedQuestion {
             original_question: question.to_owned(),
             corrected_question: corrected,
             language,
@@ -679,14 +678,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 must_distinguish,
             },
         };
-        let (plan, activation_notes) = decide_activations(&parsed, profile);
-        if !plan.extract_page_numbers {
-            parsed.retrieval.pages.clear();
-        }
-        parsed.activations = plan;
-        notes.extend(activation_notes);
-        parsed.parsing_notes = notes;
-        parsed
+        crate::finish_dispatch(parsed, notes, profile)
     }
 }
 

@@ -53,7 +53,7 @@ pub fn corpus_lines(
     files: &[CorpusFile<'_>],
 ) -> Result<Vec<RouterLine>, crate::RetrieveError> {
     let keywords = KeywordRetriever::prepare(question)?;
-    let mut lines: Vec<RouterLine> = files
+    let lines: Vec<RouterLine> = files
         .iter()
         .enumerate()
         .map(|(index, file)| {
@@ -90,7 +90,6 @@ pub fn corpus_lines(
             }
         })
         .collect();
-    lines.shrink_to_fit();
     Ok(lines)
 }
 
