@@ -1,13 +1,15 @@
-//! `cargo xtask eval generation [--record] [--token-budget N] [--context-window N] [--verbose]`:
+//! `cargo xtask eval generation [--record] [--context line|paragraph|page] [--token-budget N] [--context-window N] [--verbose]`:
 //! what the LLM generator's dispatch costs and whether its citations hold,
 //! on a fixed question set over the project's invoices
 //! (`fixtures/eval/generation/questions.json`).
 //!
-//! Every question is parsed, retrieved (top 5, window 2) and answered twice
+//! Every question is parsed, retrieved (top 5, window 2, then expanded to the
+//! answer context the question parser chose, or to `--context`) and answered twice
 //! through [`LlmGenerator`]: combined (one call with every passage) and
 //! sequential (top-1 first, stop when sufficient). Listing questions run
 //! combined only. The model is a [`ReplayTransport`] over recorded
-//! chat-completion responses in `fixtures/eval/generation/replay/`.
+//! chat-completion responses in `fixtures/eval/generation/replay/` (with
+//! `--context X`: `replay-X/`; the passages differ, so do the requests).
 //!
 //! Recorded replies (`--record` rewrites them) come from a scripted oracle,
 //! not a model: for each request it reads the passage rows actually shown
@@ -30,8 +32,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use docintel::schema::{
-    ChunkStrategy, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, ParsedDocument, QuestionParser,
-    Retriever, text,
+    AnswerContext, ChunkStrategy, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, ParsedDocument,
+    QuestionParser, Retriever, text,
 };
 use docintel::{AskOptions, KeywordRetriever, RetrieveConfig, parse_pdf, question_parser};
 use docintel_generate::{DispatchOptions, LlmGenerator, verify_citations};
@@ -292,6 +294,7 @@ struct Run {
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut record = false;
     let mut verbose = false;
+    let mut context: Option<AnswerContext> = None;
     let mut options = DispatchOptions::default();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -304,6 +307,14 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         match arg.as_str() {
             "--record" => record = true,
             "--verbose" => verbose = true,
+            "--context" => {
+                context = Some(match iter.next().map(String::as_str) {
+                    Some("line") => AnswerContext::Line,
+                    Some("paragraph") => AnswerContext::Paragraph,
+                    Some("page") => AnswerContext::Page,
+                    other => bail!("--context takes line, paragraph or page (got {other:?})"),
+                })
+            }
             "--token-budget" => options.token_budget = Some(number()?),
             "--context-window" => options.context_window = Some(number()?),
             other => bail!("unknown eval generation argument {other}"),
@@ -313,7 +324,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let dir = root.join("fixtures/eval/generation");
     let cases = load_cases(&dir.join("questions.json"))?;
     let bpe = tiktoken_rs::cl100k_base().map_err(|e| anyhow::anyhow!("cl100k_base: {e}"))?;
-    let replay_dir: PathBuf = dir.join("replay");
+    let replay_dir: PathBuf = match context {
+        None => dir.join("replay"),
+        Some(c) => dir.join(format!("replay-{}", serde_json::to_value(c)?.as_str().unwrap_or("context"))),
+    };
     if record && replay_dir.exists() {
         std::fs::remove_dir_all(&replay_dir).with_context(|| format!("clearing {}", replay_dir.display()))?;
     }
@@ -327,7 +341,11 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10 });
     let mut documents: BTreeMap<String, ParsedDocument> = BTreeMap::new();
 
-    println!("eval generation: {} questions, model {MODEL} (replayed), tokenizer cl100k_base", cases.len());
+    println!(
+        "eval generation: {} questions, model {MODEL} (replayed), tokenizer cl100k_base, answer context {}",
+        cases.len(),
+        context.map(|c| format!("{c:?} (forced)")).unwrap_or_else(|| "from the question parser".to_owned())
+    );
     println!(
         "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8}",
         "question", "shape", "pass", "comb_in", "seq_in", "saved", "calls", "seq_exit", "comb_exit", "verified"
@@ -342,8 +360,11 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             documents.insert(case.document.clone(), document);
         }
         let document = &documents[&case.document];
-        let parsed =
+        let mut parsed =
             parser.parse(&case.question, &document.profile).with_context(|| format!("parsing {:?}", case.question))?;
+        if let Some(context) = context {
+            parsed.structural_hints.answer_context = context;
+        }
         let passages = retriever.retrieve(&parsed, document, &mut NullSink)?.passages;
         let strategies: &[ChunkStrategy] = if case.listing {
             &[ChunkStrategy::Combined]
@@ -443,4 +464,15 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         println!("recorded {} responses in {}", model.recorded.borrow(), replay_dir.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed recordings match today's prompts, schemas, question
+    /// parsing and retrieval (a replay miss or a usage mismatch is an error).
+    #[test]
+    fn recorded_replies_replay_for_both_contexts() {
+        super::run(&[]).expect("replay of fixtures/eval/generation/replay");
+        super::run(&["--context".to_owned(), "page".to_owned()]).expect("replay of replay-page");
+    }
 }

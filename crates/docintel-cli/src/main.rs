@@ -57,7 +57,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Answer a question about a PDF.
-    Ask(AskArgs),
+    Ask(Box<AskArgs>),
     /// Parse a document (PDF, TXT, Markdown) and print its profile, TOC and line table.
     Parse(ParseArgs),
     /// Read a stored audit trail.
@@ -115,6 +115,11 @@ struct AskArgs {
     /// answer_types, answer_shapes, concepts, concept_keywords, models, model_tiers.
     #[arg(long, value_name = "DIR", help_heading = "Question")]
     satellites: Option<PathBuf>,
+    /// Question: who parses the question when a model is configured: `llm`
+    /// (the default then; the rules fill what code can decide and take over
+    /// on any bad reply) or `rules` (no model call for parsing).
+    #[arg(long, value_parser = ["llm", "rules"], help_heading = "Question")]
+    question_parser: Option<String>,
 
     /// Retrieval: number of passages shown to the generator.
     #[arg(long, default_value_t = 5, help_heading = "Retrieval")]
@@ -125,6 +130,11 @@ struct AskArgs {
     /// Retrieval: never navigate the table of contents.
     #[arg(long, help_heading = "Retrieval")]
     no_toc: bool,
+    /// Retrieval: who picks table-of-contents branches when a model is
+    /// configured: `llm` (the default then; keyword fallback on invalid
+    /// replies) or `keyword` (no model call for routing).
+    #[arg(long, value_parser = ["llm", "keyword"], help_heading = "Retrieval")]
+    router: Option<String>,
 
     /// Generation: how candidates are shown to the generator, overriding the
     /// question's cascade: `sequential` (top-1 first, stop when it suffices)
@@ -181,7 +191,7 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| tracing::debug!("caught panic: {info}")));
     let cli = Cli::parse();
     let outcome = std::panic::catch_unwind(|| match cli.command {
-        Command::Ask(args) => ask(args),
+        Command::Ask(args) => ask(*args),
         Command::Parse(args) => parse(args),
         Command::Trace(TraceCommand::Show(args)) => trace_show(args),
         Command::Trace(TraceCommand::Replay(args)) => trace_replay(args),
@@ -259,7 +269,9 @@ fn generator_choice(args: &AskArgs) -> GeneratorChoice {
     let config = OpenAiConfig {
         base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
         api_key: api_key.map(ApiKey::new),
-        timeout: std::time::Duration::from_secs(120),
+        timeout: std::time::Duration::from_secs(
+            env("DOCINTEL_LLM_TIMEOUT_SECS").and_then(|v| v.trim().parse().ok()).unwrap_or(120),
+        ),
         max_retries: 3,
         backoff_base: std::time::Duration::from_millis(500),
         // Local servers (llama.cpp, older vLLM) only know `max_tokens`.
@@ -282,6 +294,8 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.pages = args.pages.clone();
     options.password = args.password.clone();
     options.use_toc = !args.no_toc;
+    options.llm_question = args.question_parser.as_deref() != Some("rules");
+    options.llm_router = args.router.as_deref() != Some("keyword");
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
     let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
         (Some(dir), [question]) => {

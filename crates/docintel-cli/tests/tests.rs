@@ -105,7 +105,11 @@ fn parse_prints_the_line_table() {
     assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\ttext"));
 }
 
-/// A one-route OpenAI-compatible server on 127.0.0.1: every POST gets the
+/// What the mock model answers to the question parser's call.
+const FULL_PARSE: &str = r#"{"corrected_question":"What is the total amount?","language":"en","keywords":[{"text":"total","weight":1.0},{"text":"amount","weight":1.0}],"rewritten_keywords":[{"text":"amount due","weight":0.6}],"answer_type":"amount","answer_shape":"single","matched_concept":null,"decomposition":{"pattern":"single","sub_questions":[]},"pages_hint":[],"toc_section_hint":null,"layout_hint":null,"answer_context":null,"needs_summary":false,"period":null,"ambiguity_reason":null,"suggested_clarification":null,"disambiguation":null,"must_distinguish":[],"format_constraints":[],"follow_up_rewrite":null}"#;
+
+/// A one-route OpenAI-compatible server on 127.0.0.1: the question parser's
+/// call (schema `full_parse`) gets [`FULL_PARSE`], every other POST the
 /// same chat completion whose content is `answer_json`. Returns the base URL
 /// and a handle yielding the request bodies it received. It stops by itself
 /// after `max_requests`.
@@ -131,14 +135,22 @@ fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
-            bodies.push(String::from_utf8(body).unwrap());
+            let body = String::from_utf8(body).unwrap();
+            // The question parser's call gets a FullParse; every other call
+            // the answer.
+            let schema_name = serde_json::from_str::<Value>(&body).unwrap()["response_format"]["json_schema"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let content = if schema_name == "full_parse" { FULL_PARSE } else { answer_json };
+            bodies.push(body);
             let reply = serde_json::json!({
                 "id": format!("chatcmpl-{}", bodies.len()),
                 "object": "chat.completion",
                 "created": 0,
                 "model": "mock-model",
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": answer_json}}],
+                             "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
             })
             .to_string();
@@ -157,7 +169,7 @@ fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::
 fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     // The model answers from line 13 of the AWS invoice ("$4.11").
     const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
-    let (base, server) = mock_openai(ANSWER, 1);
+    let (base, server) = mock_openai(ANSWER, 2);
     let pdf = fixture("AmazonWebServices.pdf");
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
         .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
@@ -173,18 +185,38 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     assert_eq!(value["answer"]["items"][0]["value"]["value"], 4.11);
     assert_eq!(value["citations_verified"], true, "{value:#}");
     assert_eq!(value["_meta"]["exit"], "sufficient");
-    assert_eq!(value["_meta"]["tokens_in"], 100);
-    // One call (sequential, top-1 sufficed), strict schema, passages as rows
-    // under the labelled header.
-    assert_eq!(bodies.len(), 1);
-    let request: Value = serde_json::from_str(&bodies[0]).unwrap();
+    // Two calls: the question parse, then one generation call (sequential,
+    // top-1 sufficed); every call's tokens count.
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(value["_meta"]["tokens_in"], 200);
+    assert_eq!(value["_meta"]["implementations"]["question"], "llm/0.1", "{:#}", value["_meta"]);
+    let parse: Value = serde_json::from_str(&bodies[0]).unwrap();
+    assert_eq!(parse["response_format"]["json_schema"]["name"], "full_parse");
+    let request: Value = serde_json::from_str(&bodies[1]).unwrap();
     assert_eq!(request["model"], "gpt-4.1-mini");
-    // Cost from the models table: 100 input and 20 output tokens at the
+    // Cost from the models table: 2 x (100 input, 20 output) tokens at the
     // listed gpt-4.1-mini prices.
     let cost = value["_meta"]["cost_usd"].as_f64().unwrap();
-    assert!((cost - (100.0 * 0.40 + 20.0 * 1.60) / 1e6).abs() < 1e-12, "{cost}");
+    assert!((cost - (200.0 * 0.40 + 40.0 * 1.60) / 1e6).abs() < 1e-12, "{cost}");
     assert_eq!(request["response_format"]["json_schema"]["strict"], true);
-    assert!(bodies[0].contains("GLOBAL_LINE"), "{}", bodies[0]);
+    assert!(bodies[1].contains("GLOBAL_LINE"), "{}", bodies[1]);
+
+    // `--question-parser rules`: the generation call only.
+    let (base, server) = mock_openai(ANSWER, 1);
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .args(["--question-parser", "rules"])
+        .env("DOCINTEL_LLM_BASE_URL", &base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = server.join().unwrap();
+    assert_eq!(bodies.len(), 1);
+    assert!(bodies[0].contains("GLOBAL_LINE"));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["_meta"]["tokens_in"], 100);
+    assert_ne!(value["_meta"]["implementations"]["question"], "llm/0.1");
 }
 
 #[test]
@@ -282,7 +314,8 @@ fn llm_responses_are_logged_keyed_by_id_without_the_api_key() {
     let pdf = fixture("AmazonWebServices.pdf");
     // Two runs of the same question: the log is appended to, never rewritten.
     for run in 1..=2 {
-        let (base, server) = mock_openai(ANSWER, 1);
+        // Run 2 reuses the parsed question saved by run 1: no parse call.
+        let (base, server) = mock_openai(ANSWER, if run == 1 { 2 } else { 1 });
         let ask = Command::new(env!("CARGO_BIN_EXE_docintel"))
             .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"])
             .args(["--out", out.to_str().unwrap()])
@@ -296,9 +329,18 @@ fn llm_responses_are_logged_keyed_by_id_without_the_api_key() {
         let folder = question_folder(&out);
         let log = std::fs::read_to_string(folder.join("llm_responses.jsonl")).unwrap();
         let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert_eq!(lines.len(), run, "{log}");
+        // Run 1 logs the question parse and the generation reply; run 2
+        // appends its generation reply only.
+        let steps: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|l| (l["response_id"].as_str().unwrap_or_default(), l["step"].as_str().unwrap_or_default()))
+            .collect();
+        let mut expected = vec![("chatcmpl-1", "llm_parse"), ("chatcmpl-2", "llm_response")];
+        if run == 2 {
+            expected.push(("chatcmpl-1", "llm_response"));
+        }
+        assert_eq!(steps, expected, "{log}");
         for line in &lines {
-            assert_eq!(line["response_id"], "chatcmpl-1");
             assert_eq!(line["detail"]["raw"]["model"], "mock-model", "the raw response is kept");
         }
     }

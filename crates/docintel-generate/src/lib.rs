@@ -76,7 +76,9 @@ pub use extractive::{EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError};
 pub use feedback::{RetryHint, retry_hint};
 pub use fewshot::{ExampleBank, FewShotSelection};
 pub use fields::{InvoiceFields, extract_fields, verify_field_citations};
-pub use llm::{DispatchOptions, LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator, estimate_input_tokens};
+pub use llm::{
+    DispatchOptions, LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator, estimate_input_tokens, sequential_batches,
+};
 pub use prompt::{FewShotExample, TEMPLATE_VERSION, build_system_prompt, build_user_prompt};
 pub use validate::{verify_citations, verify_span};
 

@@ -7,8 +7,11 @@
 //! - **combined**: one call with every passage;
 //! - **sequential**: the top passage first; stop as soon as a reply says
 //!   `answer_found && complete_answer_found` with every span inside the
-//!   passage shown (exit `sufficient`), else the next passage; when the
+//!   passage shown (exit `sufficient`), else the next batch, each twice the
+//!   size of the one before (1, 2, 4, ... passages, in rank order: a late
+//!   hit or a refusal costs a few calls, not one call per passage); when the
 //!   passages run out, exit `exhausted` (a not-found answer is an answer).
+//!   With a known context window, no batch grows past the headroom.
 //!
 //! The caller (the dispatcher, through the facade) may set [`DispatchOptions`]:
 //! a token budget and a time budget (exits `token_budget` / `time_budget`,
@@ -91,6 +94,25 @@ pub fn estimate_input_tokens(request: &LlmRequest, chars_per_token: f64) -> u64 
     let chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
     let per_token = if chars_per_token.is_finite() && chars_per_token > 0.0 { chars_per_token } else { 4.0 };
     (chars as f64 / per_token).ceil() as u64
+}
+
+/// The batches of a sequential read: the top passage alone, then batches
+/// doubling in size (1, 2, 4, ...) in rank order. A batch stops growing early
+/// when `fits` says the next passage would push it over the headroom; a
+/// single passage is always a batch of its own.
+pub fn sequential_batches(passages: &[Passage], fits: impl Fn(&[Passage]) -> bool) -> Vec<&[Passage]> {
+    let mut batches = Vec::new();
+    let (mut start, mut size) = (0usize, 1usize);
+    while start < passages.len() {
+        let mut end = start + 1;
+        while end < passages.len() && end - start < size && fits(&passages[start..end + 1]) {
+            end += 1;
+        }
+        batches.push(&passages[start..end]);
+        start = end;
+        size *= 2;
+    }
+    batches
 }
 
 /// Name of the LLM generator for the audit trail.
@@ -320,7 +342,14 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             }
         }
         let batches: Vec<&[Passage]> = if sequential {
-            passages.chunks(1).collect()
+            let fits = |batch: &[Passage]| match options.context_window {
+                Some(window) => {
+                    let (request, _) = self.request_for(question, target.name(), schema.clone(), document, batch);
+                    estimate_input_tokens(&request, options.chars_per_token) as f64 <= window as f64 * options.headroom
+                }
+                None => true,
+            };
+            sequential_batches(passages, fits)
         } else if passages.is_empty() {
             Vec::new()
         } else {
@@ -346,7 +375,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     "time budget of {} ms spent after {} call(s): {} passage(s) not shown",
                     budget.as_millis(),
                     index,
-                    batches.len() - index
+                    batches[index..].iter().map(|b| b.len()).sum::<usize>()
                 ));
                 break;
             }
@@ -357,7 +386,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 exit = "token_budget";
                 notes.push(format!(
                     "token budget {budget}: {spent} spent, call {call} needs ~{estimate} input tokens: {} passage(s) not shown",
-                    batches.len() - index
+                    batches[index..].iter().map(|b| b.len()).sum::<usize>()
                 ));
                 break;
             }

@@ -11,7 +11,7 @@ use docintel_generate::fields::FieldOutcome;
 use docintel_generate::prompt::{build_system_prompt_with_examples, build_user_prompt};
 use docintel_generate::{
     CustomSchema, DispatchOptions, ExampleBank, FewShotExample, FewShotSelection, InvoiceFields, LlmGenerateError,
-    LlmGenerator, TEMPLATE_VERSION, estimate_input_tokens, extract_fields, verify_citations,
+    LlmGenerator, TEMPLATE_VERSION, estimate_input_tokens, extract_fields, sequential_batches, verify_citations,
 };
 use docintel_schema::{
     AnswerShape, AnswerValue, BBox, ChunkStrategy, Decomposition, Distinction, DocumentFormat, DocumentProfile,
@@ -329,17 +329,21 @@ fn sequential_stops_after_the_first_passage_when_it_suffices() {
 #[test]
 fn sequential_moves_on_until_found_and_exits_on_exhaustion() {
     let doc = aws();
-    // Passage order puts the answer last.
+    // Passage order puts the answer last: call 1 shows the top passage
+    // alone, call 2 the next two together (batches double).
     let passages = vec![passage(4, 15, 2), passage(16, 27, 3), passage(1, 3, 1)];
     let fake = FakeModel::new(vec![
         Reply::Content(not_found("page 2 lists usage rows, no total")),
-        Reply::Content(not_found("page 3 lists usage rows, no total")),
         Reply::Content(data("aws_total_found.json")),
     ]);
     let generation = LlmGenerator::new(&fake, "m")
         .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
         .unwrap();
-    assert_eq!((fake.calls(), generation.iterations, generation.exit.as_str()), (3, 3, "sufficient"));
+    assert_eq!((fake.calls(), generation.iterations, generation.exit.as_str()), (2, 2, "sufficient"));
+    assert_eq!(generation.calls.iter().map(|c| c.passages).collect::<Vec<_>>(), vec![1, 2]);
+    let second = &fake.requests.borrow()[1].messages[1].content;
+    assert!(second.contains("Usage detail row 0 for region eu-west-3") && second.contains("Total Amount $4.11"));
+    assert!(!second.contains("eu-west-2"), "the first passage is not sent twice");
     assert!(generation.answer.feedback.answer_found);
     let sum: u64 =
         fake.requests.borrow().iter().map(|r| r.messages.iter().map(|m| m.content.len() as u64).sum::<u64>() / 4).sum();
@@ -356,6 +360,17 @@ fn sequential_moves_on_until_found_and_exits_on_exhaustion() {
     assert!(!generation.answer.feedback.answer_found && generation.answer.items.is_empty());
     let warnings = generation.answer.feedback.warnings.join(" | ");
     assert!(warnings.contains("page 2") && warnings.contains("page 3"), "{warnings}");
+}
+
+#[test]
+fn sequential_batches_double_and_respect_the_headroom() {
+    let passages: Vec<Passage> = (1..=7).map(|i| passage(i, i, 1)).collect();
+    let sizes = |batches: Vec<&[Passage]>| batches.iter().map(|b| b.len()).collect::<Vec<_>>();
+    assert_eq!(sizes(sequential_batches(&passages, |_| true)), vec![1, 2, 4]);
+    assert_eq!(sizes(sequential_batches(&passages[..5], |_| true)), vec![1, 2, 2]);
+    assert_eq!(sizes(sequential_batches(&passages, |b| b.len() <= 2)), vec![1, 2, 2, 2]);
+    assert_eq!(sizes(sequential_batches(&passages[..3], |_| false)), vec![1, 1, 1]);
+    assert!(sequential_batches(&passages[..0], |_| true).is_empty());
 }
 
 #[test]

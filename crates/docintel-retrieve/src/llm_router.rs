@@ -14,7 +14,9 @@
 
 use std::sync::Mutex;
 
-use docintel_schema::{ChatMessage, LanguageModel, LlmRequest, ParsedQuestion, Router, RouterLine, RouterPick};
+use docintel_schema::{
+    ChatMessage, LanguageModel, LlmRequest, LlmResponse, ParsedQuestion, Router, RouterLine, RouterPick,
+};
 use serde_json::{Value, json};
 
 use crate::toc::{KeywordRouter, RoutingConfig};
@@ -63,6 +65,7 @@ pub struct LlmRouter<L: LanguageModel> {
     fallback: KeywordRouter,
     max_output_tokens: u32,
     notes: Mutex<Vec<String>>,
+    responses: Mutex<Vec<LlmResponse>>,
 }
 
 impl<L: LanguageModel> LlmRouter<L> {
@@ -77,6 +80,7 @@ impl<L: LanguageModel> LlmRouter<L> {
             fallback: KeywordRouter::new(routing),
             max_output_tokens: 300,
             notes: Mutex::new(Vec::new()),
+            responses: Mutex::new(Vec::new()),
         }
     }
 
@@ -124,6 +128,12 @@ impl<L: LanguageModel> LlmRouter<L> {
         self.notes.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
+    /// Every reply received so far, in call order, verbatim (for the audit
+    /// trail and the token count: [`Router::route`] has no trace sink).
+    pub fn responses(&self) -> Vec<LlmResponse> {
+        self.responses.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
     /// The pick in a reply, or why it is not one.
     fn validate(&self, content: &str, finish_reason: &str, lines: &[RouterLine]) -> Result<RouterPick, String> {
         if finish_reason == "length" {
@@ -159,6 +169,9 @@ impl<L: LanguageModel> Router for LlmRouter<L> {
     fn route(&self, lines: &[RouterLine], question: &ParsedQuestion) -> Result<RouterPick, Self::Error> {
         let request = self.request(lines, question);
         let response = self.model.complete(&request).map_err(LlmRouterError::Transport)?;
+        if let Ok(mut responses) = self.responses.lock() {
+            responses.push(response.clone());
+        }
         match self.validate(&response.content, &response.finish_reason, lines) {
             Ok(pick) => Ok(pick),
             Err(problem) => {

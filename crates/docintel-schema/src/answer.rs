@@ -132,7 +132,9 @@ pub struct Item<V> {
     pub value: V,
     /// The value as it reads in the document (or a short paraphrase).
     pub text: Option<String>,
-    /// Where it was read; at least one span per item.
+    /// Where it was read; at least one span per item. Bounded in the schema
+    /// so a small model cannot loop on spans until its token cap.
+    #[schemars(length(min = 1, max = 4))]
     pub spans: Vec<Span>,
 }
 
@@ -156,10 +158,13 @@ pub struct AnswerFeedback {
     /// Confidence in [0, 1].
     pub confidence: f64,
     /// What was and was not found, in plain words.
+    #[schemars(length(max = 8))]
     pub warnings: Vec<String>,
     /// Question keywords found in the passages.
+    #[schemars(length(max = 8))]
     pub keywords_found: Vec<String>,
     /// Words the generator saw in the passages that would help a retry.
+    #[schemars(length(max = 8))]
     pub llm_discovered_keywords: Vec<String>,
     /// Whether the passages disagree.
     pub conflicting_evidence: bool,

@@ -75,7 +75,30 @@ fn strict_schema_of<T: JsonSchema>() -> Value {
     to_strict(schemars::schema_for!(T).to_value())
 }
 
+/// Most items a `single` answer may carry: one value (the prompt's shape
+/// fragment says so too; disagreeing passages are cited as spans of that
+/// item and flagged with `conflicting_evidence`). The bound is part of the
+/// schema, so a constrained decoder stops instead of repeating items (a
+/// 0.5B model did, to its token cap, before the bound).
+pub const SINGLE_MAX_ITEMS: u64 = 1;
+
+fn single_schema_of<T: JsonSchema>() -> Value {
+    let mut schema = strict_schema_of::<T>();
+    if let Some(items) = schema.pointer_mut("/properties/items").and_then(Value::as_object_mut) {
+        items.insert("maxItems".to_owned(), Value::from(SINGLE_MAX_ITEMS));
+    }
+    schema
+}
+
 macro_rules! entry {
+    (Single, $value:ident, $name:literal, $ty:ty) => {
+        RegistryEntry {
+            shape: AnswerShape::Single,
+            value: ValueKind::$value,
+            name: $name,
+            schema: single_schema_of::<$ty>,
+        }
+    };
     ($shape:ident, $value:ident, $name:literal, $ty:ty) => {
         RegistryEntry {
             shape: AnswerShape::$shape,
@@ -233,6 +256,28 @@ mod tests {
     fn registry_snapshots() {
         for entry in ANSWER_REGISTRY {
             insta::assert_json_snapshot!(entry.name, entry.json_schema());
+        }
+    }
+
+    #[test]
+    fn arrays_are_bounded_so_small_models_stop() {
+        for entry in ANSWER_REGISTRY {
+            let schema = entry.json_schema();
+            let max_items = schema.pointer("/properties/items/maxItems").and_then(Value::as_u64);
+            match entry.shape {
+                AnswerShape::Single => assert_eq!(max_items, Some(SINGLE_MAX_ITEMS), "{}", entry.name),
+                _ => assert_eq!(max_items, None, "{}: listings are unbounded", entry.name),
+            }
+            let item = schema
+                .pointer("/$defs")
+                .and_then(Value::as_object)
+                .and_then(|defs| defs.iter().find(|(k, _)| k.starts_with("Item")).map(|(_, v)| v))
+                .unwrap_or_else(|| panic!("{}: no Item definition", entry.name));
+            assert_eq!(item.pointer("/properties/spans/minItems").and_then(Value::as_u64), Some(1), "{}", entry.name);
+            for field in ["warnings", "keywords_found", "llm_discovered_keywords"] {
+                let bound = schema.pointer(&format!("/properties/{field}/maxItems")).and_then(Value::as_u64);
+                assert!(bound.is_some(), "{}: {field} unbounded", entry.name);
+            }
         }
     }
 

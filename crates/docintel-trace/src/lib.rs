@@ -149,7 +149,14 @@ pub const LLM_RESPONSES_FILE: &str = "llm_responses.jsonl";
 /// The trace step under which a generator records a raw LLM response.
 pub const LLM_RESPONSE_STEP: &str = "llm_response";
 
-/// Appends each `llm_response` event of `events` to `dir/llm_responses.jsonl`
+/// Whether `event` carries a model reply: a generation `llm_response`, or
+/// any other step (question `llm_parse`, retrieval `llm_route`) whose detail
+/// holds the verbatim `raw` response object.
+fn is_model_reply(event: &TraceEvent) -> bool {
+    event.step == LLM_RESPONSE_STEP || event.detail.get("raw").is_some_and(Value::is_object)
+}
+
+/// Appends each model reply of `events` (see [`is_model_reply`]) to `dir/llm_responses.jsonl`
 /// as one redacted JSON line: `{"response_id", "request_id", "recorded_at",
 /// "brick", "step", "detail"}`, the detail (with the verbatim `raw`
 /// response) unchanged but for redaction. The response id is the provider's
@@ -159,7 +166,7 @@ pub const LLM_RESPONSE_STEP: &str = "llm_response";
 /// concurrent or repeated runs add lines and never rewrite earlier ones.
 /// Returns the number of lines appended (no file is created for none).
 pub fn append_llm_responses(dir: &Path, events: &[TraceEvent]) -> Result<usize, TraceError> {
-    let responses: Vec<&TraceEvent> = events.iter().filter(|e| e.step == LLM_RESPONSE_STEP).collect();
+    let responses: Vec<&TraceEvent> = events.iter().filter(|e| is_model_reply(e)).collect();
     if responses.is_empty() {
         return Ok(0);
     }

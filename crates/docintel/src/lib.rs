@@ -28,7 +28,8 @@ use std::time::Instant;
 pub use docintel_schema as schema;
 pub use docintel_schema::QuestionParser;
 use docintel_schema::{
-    AskOutput, Generator, Meta, ParsedDocument, ParsedQuestion, Retriever, Severity, SkippedStep, TraceEvent, TraceSink,
+    AskOutput, Generator, Meta, ParsedDocument, ParsedQuestion, Retriever, Severity, SkippedStep, TraceEvent,
+    TraceSink, Usage,
 };
 use docintel_trace::TraceRecorder;
 
@@ -39,8 +40,10 @@ pub use docintel_parse::{
     vision_candidates,
 };
 pub use docintel_parse::{DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables};
-pub use docintel_question::{DictionaryError, ExpertDictionary, RuleParser, SatelliteError, Satellites};
-pub use docintel_retrieve::{CorpusFile, KeywordRetriever, KeywordRouter, RetrieveConfig, RoutingConfig};
+pub use docintel_question::{
+    DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
+};
+pub use docintel_retrieve::{CorpusFile, KeywordRetriever, KeywordRouter, LlmRouter, RetrieveConfig, RoutingConfig};
 
 /// Which generator answers: the closed set of implementations.
 #[derive(Debug, Clone)]
@@ -83,6 +86,14 @@ pub struct AskOptions {
     pub strategy: Option<docintel_schema::ChunkStrategy>,
     /// Parsing: the password of an encrypted PDF (never logged or traced).
     pub password: Option<String>,
+    /// Question: with an LLM generator, parse the question with the model
+    /// too ([`LlmQuestionParser`], which falls back to the rules on any bad
+    /// reply). `false` keeps the rule parser.
+    pub llm_question: bool,
+    /// Retrieval: with an LLM generator, pick TOC branches with the model
+    /// too ([`LlmRouter`], keyword fallback on invalid replies). `false`
+    /// keeps the keyword router.
+    pub llm_router: bool,
 }
 
 impl AskOptions {
@@ -100,6 +111,16 @@ impl AskOptions {
             dictionary: None,
             strategy: None,
             password: None,
+            llm_question: true,
+            llm_router: true,
+        }
+    }
+
+    /// The model transport and name when the LLM generator is chosen.
+    fn llm(&self) -> Option<(&OpenAiConfig, &str)> {
+        match &self.generator {
+            GeneratorChoice::Llm { config, model } => Some((config, model.as_str())),
+            GeneratorChoice::Extractive => None,
         }
     }
 }
@@ -206,24 +227,28 @@ pub fn pdf_qa_with_document(
     // Parse the question once per document profile: with an output folder,
     // a record saved by an earlier run (same question, same profile, same
     // parser) is reused.
+    let expected_parser = match options.llm() {
+        Some(_) if options.llm_question => LLM_PARSER_NAME.to_owned(),
+        _ => parser.name(),
+    };
     let cached = match &options.out_dir {
         Some(out) => docintel_question::load_parsed_question(out, path, &document.profile, question)
             .ok()
             .flatten()
-            .filter(|parsed| parsed.parser == parser.name()),
+            .filter(|parsed| parsed.parser == expected_parser),
         None => None,
     };
     let was_cached = cached.is_some();
-    let parsed = match cached {
-        Some(parsed) => parsed,
-        None => parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?,
+    let question_run = match cached {
+        Some(parsed) => QuestionRun { parsed, events: Vec::new(), usage: Usage::default() },
+        None => parse_question(&parser, question, &document.profile, options)?,
     };
     if let (Some(out), false) = (&options.out_dir, was_cached) {
-        docintel_question::save_parsed_question(out, path, &document.profile, &parsed)
+        docintel_question::save_parsed_question(out, path, &document.profile, &question_run.parsed)
             .map_err(|e| brick_error("question")(Box::new(e)))?;
     }
 
-    let mut run = answer_parsed(&document, parsed, &parser, options)?;
+    let mut run = answer_parsed_after(&document, question_run, &parser, options)?;
     run.output.meta.parsed_question_cached = was_cached;
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
     if let Some(out_dir) = &options.out_dir {
@@ -239,6 +264,40 @@ fn parse_options(options: &AskOptions) -> ParseOptions {
     match &options.password {
         Some(password) => ParseOptions::with_password(password.clone()),
         None => ParseOptions::default(),
+    }
+}
+
+/// A parsed question with what parsing it cost: the model's trace events
+/// (`question` / `llm_parse`, raw reply included) and token usage, both
+/// empty for the rule parser.
+struct QuestionRun {
+    parsed: ParsedQuestion,
+    events: Vec<TraceEvent>,
+    usage: Usage,
+}
+
+/// Parses `question` with the model when the options choose an LLM and
+/// allow it for the question brick, else with the rules.
+fn parse_question(
+    rules: &RuleParser,
+    question: &str,
+    profile: &docintel_schema::DocumentProfile,
+    options: &AskOptions,
+) -> Result<QuestionRun, PipelineError> {
+    match options.llm() {
+        Some((config, model)) if options.llm_question => {
+            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let parser = LlmQuestionParser::new(transport, model).with_rules(rules.clone());
+            let mut events: Vec<TraceEvent> = Vec::new();
+            let run = parser
+                .parse_traced(question, &[], profile, &mut events)
+                .map_err(|e| brick_error("question")(Box::new(e)))?;
+            Ok(QuestionRun { parsed: run.parsed, events, usage: run.usage })
+        }
+        _ => {
+            let parsed = rules.parse(question, profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+            Ok(QuestionRun { parsed, events: Vec::new(), usage: Usage::default() })
+        }
     }
 }
 
@@ -277,22 +336,35 @@ pub fn answer_document(
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
     let parser = question_parser(options)?;
-    let parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
-    answer_parsed(document, parsed, &parser, options)
+    let run = parse_question(&parser, question, &document.profile, options)?;
+    answer_parsed_after(document, run, &parser, options)
 }
 
 /// Runs retrieval, generation and validation for an already parsed question,
 /// applying the caller's overrides on top of the dispatcher's decisions.
 pub fn answer_parsed(
     document: &ParsedDocument,
-    mut parsed: ParsedQuestion,
+    parsed: ParsedQuestion,
     parser: &RuleParser,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
+    answer_parsed_after(document, QuestionRun { parsed, events: Vec::new(), usage: Usage::default() }, parser, options)
+}
+
+fn answer_parsed_after(
+    document: &ParsedDocument,
+    question_run: QuestionRun,
+    parser: &RuleParser,
+    options: &AskOptions,
+) -> Result<QaRun, PipelineError> {
+    let QuestionRun { mut parsed, events: question_events, usage: question_usage } = question_run;
     let mut trace = TraceRecorder::new();
+    for event in question_events {
+        trace.record(event);
+    }
     let mut timings = BTreeMap::new();
     let mut implementations = BTreeMap::new();
-    implementations.insert("question".to_owned(), parser.name());
+    implementations.insert("question".to_owned(), parsed.parser.clone());
     let question = parsed.original_question.clone();
 
     // The caller's overrides go on top of the dispatcher's decisions, each
@@ -345,8 +417,34 @@ pub fn answer_parsed(
         reserve: options.top_k * 2,
     });
     implementations.insert("retrieve".to_owned(), retriever.name());
-    let retrieval =
-        retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?;
+    let mut router_usage = Usage::default();
+    let retrieval = match options.llm() {
+        Some((config, model)) if options.llm_router && parsed.activations.use_toc_navigation => {
+            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let router = LlmRouter::new(transport, model, RoutingConfig::STANDARD);
+            implementations.insert("route".to_owned(), docintel_schema::Router::name(&router));
+            let retrieval = retriever
+                .retrieve_with_router(&router, &parsed, document, &mut trace)
+                .map_err(|e| brick_error("retrieve")(Box::new(e)))?;
+            for (i, response) in router.responses().into_iter().enumerate() {
+                router_usage.input_tokens += response.usage.input_tokens;
+                router_usage.output_tokens += response.usage.output_tokens;
+                router_usage.cached_tokens += response.usage.cached_tokens;
+                trace.record(TraceEvent {
+                    brick: "retrieve".into(),
+                    step: "llm_route".into(),
+                    detail: serde_json::json!({
+                        "call": i + 1,
+                        "model": model,
+                        "usage": response.usage,
+                        "raw": response.raw,
+                    }),
+                });
+            }
+            retrieval
+        }
+        _ => retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?,
+    };
     timings.insert("retrieve".to_owned(), clock.elapsed().as_millis() as u64);
 
     // Generation brick: the implementation chosen by the caller.
@@ -378,13 +476,14 @@ pub fn answer_parsed(
         GeneratorChoice::Extractive => None,
         GeneratorChoice::Llm { model, .. } => Some(model),
     };
+    // Every model call of the question counts: parsing, routing, generation.
+    let tokens_in = question_usage.input_tokens + router_usage.input_tokens + generation.usage.input_tokens;
+    let tokens_out = question_usage.output_tokens + router_usage.output_tokens + generation.usage.output_tokens;
     let cost_usd = match priced_model {
         None => 0.0,
         Some(model) => match parser.satellites().model(model) {
             Some(row) => {
-                (generation.usage.input_tokens as f64 * row.price_in_per_1m
-                    + generation.usage.output_tokens as f64 * row.price_out_per_1m)
-                    / 1_000_000.0
+                (tokens_in as f64 * row.price_in_per_1m + tokens_out as f64 * row.price_out_per_1m) / 1_000_000.0
             }
             None => {
                 skipped.push(SkippedStep {
@@ -425,8 +524,8 @@ pub fn answer_parsed(
             .iter()
             .map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end))
             .collect(),
-        tokens_in: generation.usage.input_tokens,
-        tokens_out: generation.usage.output_tokens,
+        tokens_in,
+        tokens_out,
         cost_usd,
         timings_ms: timings,
         document_diagnostics: document
