@@ -357,6 +357,10 @@ struct Context<'a> {
     /// Running headers and footers (the same line on several pages): never
     /// a text answer, whatever keywords they carry.
     running: BTreeSet<String>,
+    /// Identifiers whose heading the question asks for (layout hint
+    /// `heading`: "the title of AC-2"), lower-cased: the line one of them
+    /// opens is the answer.
+    heading_of: Vec<String>,
 }
 
 impl<'a> Context<'a> {
@@ -396,9 +400,23 @@ impl<'a> Context<'a> {
             date_intent,
             currency_preference,
             running: if matches!(kind, Kind::Text | Kind::Boolean) { running_lines(document) } else { BTreeSet::new() },
+            heading_of: if kind == Kind::Text && question.structural_hints.layout_hint.as_deref() == Some("heading") {
+                question
+                    .keywords
+                    .iter()
+                    .filter(|k| k.source == docintel_schema::KeywordSource::Anchor && !k.is_regex)
+                    .map(|k| k.text.to_lowercase())
+                    .collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 }
+
+/// Score added to the line an asked-for identifier opens (see
+/// [`Context::heading_of`]): above any keyword evidence.
+const HEADING_BONUS: f64 = 100.0;
 
 /// A line repeated on at least this many pages is a running header/footer.
 const RUNNING_MIN_PAGES: usize = 3;
@@ -857,8 +875,12 @@ impl Context<'_> {
         if self.running.contains(&running_key(&line.text)) {
             return None;
         }
-        let coverage = self.keywords.salient_coverage(&view.own);
-        let score = self.keywords.weight(&view.own) - 0.05 * rank as f64;
+        // The heading an asked-for identifier opens answers a "title of"
+        // question outright, whatever else the question says.
+        let heading = self.opens_heading(&line.text);
+        let coverage = if heading { 1.0 } else { self.keywords.salient_coverage(&view.own) };
+        let score = self.keywords.weight(&view.own) - 0.05 * rank as f64 + if heading { HEADING_BONUS } else { 0.0 };
+        let passage_ok = passage_ok || heading;
         let whole = |l: &Line| (l.line_id, l.line_id, l.text.trim().to_owned());
         let (value, (line_start, line_end, quote)) = if self.kind == Kind::Boolean {
             let norm = label_form(&line.text);
@@ -904,6 +926,16 @@ impl Context<'_> {
             strong: false,
             decisive: true,
             magnitude: 0.0,
+        })
+    }
+
+    /// Whether `text` opens with one of [`Context::heading_of`] followed by
+    /// a space (not `AC-2(1)`, an enhancement, nor `AC-20`).
+    fn opens_heading(&self, text: &str) -> bool {
+        let line = text.trim_start().to_lowercase();
+        self.heading_of.iter().any(|id| {
+            line.strip_prefix(id.as_str())
+                .is_some_and(|rest| rest.starts_with(char::is_whitespace) && rest.trim().len() > 1)
         })
     }
 
@@ -1381,6 +1413,33 @@ mod tests {
         let warning = &generation.answer.feedback.warnings[0];
         assert!(warning.contains("'ceo'") && warning.contains("1 passage"), "{warning}");
         assert_eq!(generation.exit, "exhausted");
+    }
+
+    #[test]
+    fn the_title_of_an_identifier_is_the_line_it_opens() {
+        let document = doc(&[
+            ("Related Controls: AC-2, AC-20, control title conventions.", 1),
+            ("AC-2(1) ACCOUNT MANAGEMENT | AUTOMATED SYSTEM ACCOUNT MANAGEMENT", 1),
+            ("AC-2 Account Management", 1),
+            ("Control: a. Define and document the types of accounts allowed;", 1),
+        ]);
+        let mut q = question("What is the title of control AC-2?", "text", &["control"]);
+        q.keywords.push(Keyword {
+            text: "AC-2".to_owned(),
+            weight: 3.0,
+            source: docintel_schema::KeywordSource::Anchor,
+            is_regex: false,
+            semantic_group: None,
+        });
+        q.structural_hints.layout_hint = Some("heading".to_owned());
+        let generation = run(&q, &document, &page_passages(&document));
+        let item = &generation.answer.items[0];
+        assert_eq!(item.text.as_deref(), Some("AC-2 Account Management"));
+        assert_eq!(item.spans[0].line_start, 3);
+        // Without the hint, the line with the most question words wins.
+        q.structural_hints.layout_hint = None;
+        let generation = run(&q, &document, &page_passages(&document));
+        assert_ne!(generation.answer.items.first().and_then(|i| i.text.as_deref()), Some("AC-2 Account Management"));
     }
 
     #[test]

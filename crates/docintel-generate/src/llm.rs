@@ -28,8 +28,11 @@
 //! A reply that is not valid JSON for the schema becomes an honest not-found
 //! answer with a warning; spans outside the passages shown or outside the
 //! document are kept (so [`crate::verify_citations`] flags them) and named in
-//! the warnings. A transport failure (server down, reply cut at the token
-//! limit) is an error: the caller decides whether to fall back.
+//! the warnings. A transport failure (server down, timeout after the
+//! retries) is an error: the caller decides whether to fall back.
+//! A reply cut at the output token limit (see [`LanguageModel::cut_reply`])
+//! is kept in the trace and read as an unusable reply (an honest not-found
+//! for that call, a warning naming the reply); sequential goes on.
 
 use std::time::{Duration, Instant};
 
@@ -398,8 +401,16 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     options.headroom * 100.0
                 ));
             }
-            let response =
-                self.model.complete(&request).map_err(|e| LlmGenerateError::Model { call, source: Box::new(e) })?;
+            // A reply cut at the output token limit reached us but is not
+            // an answer: it is recorded and read as an unusable reply (the
+            // next batch may still answer). Any other failure aborts.
+            let (response, cut) = match self.model.complete(&request) {
+                Ok(response) => (response, false),
+                Err(error) => match L::cut_reply(&error) {
+                    Some(raw) => (cut_response(raw), true),
+                    None => return Err(LlmGenerateError::Model { call, source: Box::new(error) }),
+                },
+            };
             shown.extend(batch.iter().cloned());
             usage.input_tokens += response.usage.input_tokens;
             usage.output_tokens += response.usage.output_tokens;
@@ -408,6 +419,15 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 model_used = Some(response.model.clone());
             }
             let reply = match &target {
+                _ if cut => Reply {
+                    answer: failure(
+                        question,
+                        target.name(),
+                        format!("the model reply {} was cut at the output token limit and is not used", response.id),
+                    ),
+                    json: None,
+                    span_problems: 0,
+                },
                 Target::Registry(entry) => parse_reply(question, entry, &response, document, batch),
                 Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, batch),
             };
@@ -431,6 +451,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     "answer_found": reply.answer.feedback.answer_found,
                     "complete_answer_found": reply.answer.feedback.complete_answer_found,
                     "span_problems": reply.span_problems,
+                    "cut_at_token_limit": cut,
                     // What was sent, verbatim: `docintel trace replay`
                     // rebuilds both from the stored question and passages.
                     "request": {
@@ -528,6 +549,25 @@ fn choose(
         }
     }
     (answer, chosen.json)
+}
+
+/// The response of a reply cut at the token limit, read leniently from its
+/// raw body (id, model, usage; no content is trusted).
+fn cut_response(raw: &Value) -> LlmResponse {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
+    let count = |key: &str| raw.pointer(key).and_then(Value::as_u64).unwrap_or(0);
+    LlmResponse {
+        id: text(raw.get("id")),
+        model: text(raw.get("model")),
+        content: String::new(),
+        finish_reason: "length".to_owned(),
+        usage: Usage {
+            input_tokens: count("/usage/prompt_tokens"),
+            output_tokens: count("/usage/completion_tokens"),
+            cached_tokens: count("/usage/prompt_tokens_details/cached_tokens"),
+        },
+        raw: raw.clone(),
+    }
 }
 
 fn failure(question: &ParsedQuestion, schema_name: &str, warning: String) -> Answer {

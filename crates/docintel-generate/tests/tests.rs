@@ -190,7 +190,7 @@ enum Reply {
 
 #[derive(Debug, thiserror::Error)]
 #[error("fake transport: {0}")]
-struct FakeError(String);
+struct FakeError(String, Option<Value>);
 
 impl FakeModel {
     fn new(replies: Vec<Reply>) -> FakeModel {
@@ -207,15 +207,23 @@ impl FakeModel {
 
 impl LanguageModel for &FakeModel {
     type Error = FakeError;
+    fn cut_reply(error: &FakeError) -> Option<&Value> {
+        error.1.as_ref()
+    }
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, FakeError> {
         self.requests.borrow_mut().push(request.clone());
         std::thread::sleep(self.delay);
         let n = self.requests.borrow().len();
-        let reply = self.replies.borrow_mut().pop_front().ok_or_else(|| FakeError("no more replies".into()))?;
+        let reply = self.replies.borrow_mut().pop_front().ok_or_else(|| FakeError("no more replies".into(), None))?;
         let content = match reply {
             Reply::Content(content) => content,
-            Reply::Truncated => return Err(FakeError(format!("response fake-{n} was cut at the output token limit"))),
-            Reply::Fail(why) => return Err(FakeError(why.to_owned())),
+            Reply::Truncated => {
+                let raw = json!({"id": format!("fake-{n}"), "model": "fake-model",
+                                 "choices": [{"message": {"content": "{\"items\": [{\"value\": \"aaaa"}, "finish_reason": "length"}],
+                                 "usage": {"prompt_tokens": 700, "completion_tokens": 1024}});
+                return Err(FakeError(format!("response fake-{n} was cut at the output token limit"), Some(raw)));
+            }
+            Reply::Fail(why) => return Err(FakeError(why.to_owned(), None)),
         };
         let input_tokens = (request.messages.iter().map(|m| m.content.len()).sum::<usize>() / 4) as u64;
         let usage = Usage { input_tokens, output_tokens: (content.len() / 4) as u64, cached_tokens: 0 };
@@ -435,12 +443,38 @@ fn spans_outside_the_passages_are_flagged_and_do_not_stop_the_walk() {
 #[test]
 fn a_transport_failure_is_an_error_not_an_answer() {
     let doc = aws();
-    let fake = FakeModel::new(vec![Reply::Truncated]);
+    let fake = FakeModel::new(vec![Reply::Fail("LLM server still failing after 3 attempts; last error: HTTP 500")]);
     let error = LlmGenerator::new(&fake, "m")
         .generate(&amount_question(ChunkStrategy::Combined), &doc, &three_passages(), &mut Vec::new())
         .unwrap_err();
     assert!(matches!(error, LlmGenerateError::Model { call: 1, .. }), "{error:?}");
-    assert!(error.to_string().contains("cut at the output token limit"), "{error}");
+    assert!(error.to_string().contains("HTTP 500"), "{error}");
+}
+
+#[test]
+fn a_reply_cut_at_the_token_limit_is_recorded_and_read_as_not_found() {
+    let doc = aws();
+    // Combined: the only call is cut: an honest not-found naming the reply.
+    let fake = FakeModel::new(vec![Reply::Truncated]);
+    let mut trace = Vec::new();
+    let generation = LlmGenerator::new(&fake, "m")
+        .generate(&amount_question(ChunkStrategy::Combined), &doc, &three_passages(), &mut trace)
+        .unwrap();
+    assert!(!generation.answer.feedback.answer_found && generation.answer.items.is_empty());
+    let warnings = generation.answer.feedback.warnings.join(" | ");
+    assert!(warnings.contains("fake-1 was cut at the output token limit"), "{warnings}");
+    assert_eq!((generation.usage.input_tokens, generation.usage.output_tokens), (700, 1024), "usage still counts");
+    let event = trace.iter().find(|e| e.step == "llm_response").expect("the cut reply is traced");
+    assert_eq!(event.detail["cut_at_token_limit"], true);
+    assert_eq!(event.detail["raw"]["choices"][0]["finish_reason"], "length");
+    // Sequential: the cut top-1 call does not stop the read; the next batch answers.
+    let fake = FakeModel::new(vec![Reply::Truncated, Reply::Content(data("aws_total_found.json"))]);
+    let passages = vec![passage(4, 15, 2), passage(1, 3, 1)];
+    let generation = LlmGenerator::new(&fake, "m")
+        .generate(&amount_question(ChunkStrategy::Sequential), &doc, &passages, &mut Vec::new())
+        .unwrap();
+    assert_eq!((fake.calls(), generation.exit.as_str()), (2, "sufficient"));
+    assert!(generation.answer.feedback.answer_found);
 }
 
 #[test]

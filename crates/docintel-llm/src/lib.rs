@@ -63,6 +63,8 @@ pub enum LlmError {
     Truncated {
         /// The response id.
         id: String,
+        /// The cut reply as received (kept for the audit trail).
+        raw: Box<serde_json::Value>,
     },
     /// The HTTP client or runtime could not be built.
     Setup {
@@ -105,7 +107,7 @@ impl std::fmt::Display for LlmError {
             }
             LlmError::Io { path, source } => write!(f, "{}: {source}", path.display()),
             LlmError::Malformed { path, source } => write!(f, "{}: not a recorded response: {source}", path.display()),
-            LlmError::Truncated { id } => write!(f, "response {id} was cut at the output token limit"),
+            LlmError::Truncated { id, .. } => write!(f, "response {id} was cut at the output token limit"),
             LlmError::Setup { reason } => write!(f, "cannot set up the LLM transport: {reason}"),
             LlmError::InvalidRequest { reason } => write!(f, "invalid LLM request: {reason}"),
             LlmError::Status { status, message } => {
@@ -172,6 +174,13 @@ impl ReplayTransport {
 impl LanguageModel for ReplayTransport {
     type Error = LlmError;
 
+    fn cut_reply(error: &LlmError) -> Option<&serde_json::Value> {
+        match error {
+            LlmError::Truncated { raw, .. } => Some(raw),
+            _ => None,
+        }
+    }
+
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let path = self.path_for(request);
         let bytes = match fs::read(&path) {
@@ -184,7 +193,7 @@ impl LanguageModel for ReplayTransport {
         let response: LlmResponse =
             serde_json::from_slice(&bytes).map_err(|source| LlmError::Malformed { path: path.clone(), source })?;
         if response.finish_reason == "length" {
-            return Err(LlmError::Truncated { id: response.id });
+            return Err(LlmError::Truncated { id: response.id, raw: Box::new(response.raw) });
         }
         Ok(response)
     }

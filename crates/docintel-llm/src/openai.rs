@@ -266,6 +266,13 @@ enum Attempt {
 impl LanguageModel for OpenAiTransport {
     type Error = LlmError;
 
+    fn cut_reply(error: &LlmError) -> Option<&serde_json::Value> {
+        match error {
+            LlmError::Truncated { raw, .. } => Some(raw),
+            _ => None,
+        }
+    }
+
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
         let body = serde_json::to_vec(&self.chat_request(request)?)
             .map_err(|e| LlmError::InvalidRequest { reason: format!("cannot serialise the request: {e}") })?;
@@ -300,7 +307,7 @@ pub fn response_from_raw(raw: Value) -> Result<LlmResponse, LlmError> {
         .ok_or_else(|| invalid("reply has no choices"))?;
     let finish_reason = choice.get("finish_reason").and_then(Value::as_str).unwrap_or_default().to_owned();
     if finish_reason == "length" {
-        return Err(LlmError::Truncated { id });
+        return Err(LlmError::Truncated { id, raw: Box::new(raw.clone()) });
     }
     let message = choice.get("message").ok_or_else(|| invalid("reply choice has no message"))?;
     let content = match message.get("content").and_then(Value::as_str) {

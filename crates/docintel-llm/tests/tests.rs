@@ -271,7 +271,7 @@ fn a_reply_cut_at_the_token_limit_is_an_error() {
     let server = MockServer::start(vec![Canned::Reply(200, completion(r#"{"items":[{"val"#, "length"))]);
     let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
     assert_eq!(server.finish().len(), 1, "a cut reply is not retried");
-    assert!(matches!(&error, LlmError::Truncated { id } if id == "chatcmpl-1"), "{error:?}");
+    assert!(matches!(&error, LlmError::Truncated { id, .. } if id == "chatcmpl-1"), "{error:?}");
 }
 
 #[test]

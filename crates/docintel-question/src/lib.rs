@@ -99,6 +99,15 @@ pub use persist::{PersistError, load_parsed_question, parsed_question_path, prof
 pub use satellites::{SatelliteError, Satellites};
 pub use table::TableError;
 
+/// "title of", "name of", "titre de"...: a question about an identifier's
+/// heading (group 1 is the noun).
+static HEADING_OF: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(title|name|heading|titre|intitulé|nom|título|nombre|titel|bezeichnung)\s+(?:of|for|de|du|des|del|von|der)\b",
+    )
+    .expect("HEADING_OF compiles")
+});
+
 use crate::anchors::AnchorRules;
 use crate::classify::ClassifyRules;
 use crate::constraints::{ConstraintRules, DistractorHit};
@@ -333,6 +342,19 @@ impl RuleParser {
         masks.extend(distractors.iter().map(|d| d.span.clone()));
         // "as a table" asks for a shape; "table" is not something to look for.
         masks.extend(self.classify.table_phrase(&corrected));
+        // "the title of AC-2" asks for the heading the identifier opens; the
+        // word "title" is not in it (and elsewhere it matches "Title 5").
+        let mut asks_heading = false;
+        if !anchors.is_empty() {
+            for heading in HEADING_OF.captures_iter(&corrected).filter_map(|c| c.get(1)) {
+                asks_heading = true;
+                notes.push(format!(
+                    "'{}' asks for the heading of an identifier: not searched as a word",
+                    heading.as_str()
+                ));
+                masks.push(heading.range());
+            }
+        }
         let mut positioned: Vec<(usize, Keyword)> =
             anchors.iter().map(|a| (a.span.start, anchor_keyword(&a.text))).collect();
         for token in &tokens {
@@ -445,7 +467,7 @@ impl RuleParser {
         let structural_hints = StructuralHints {
             pages_hint: pages.clone(),
             toc_section_hint: section.as_ref().map(|s| s.hint.clone()),
-            layout_hint: layout.map(|(element, _)| element),
+            layout_hint: layout.map(|(element, _)| element).or_else(|| asks_heading.then(|| "heading".to_owned())),
             detection_context: (!triggers.is_empty()).then(|| triggers.join("; ")),
             answer_context,
             needs_summary,

@@ -728,3 +728,18 @@ fn slugs_are_stable_and_readable() {
     );
     assert_ne!(a, b);
 }
+
+#[test]
+fn the_title_of_an_identifier_is_its_heading_not_the_word_title() {
+    let parsed = parse("What is the title of NIST SP 800-53 Rev. 5 control PM-23?");
+    let found = words(&parsed);
+    assert!(found.contains(&"PM-23") && !found.contains(&"title"), "{found:?}");
+    assert!(
+        parsed.parsing_notes.iter().any(|n| n.contains("'title' asks for the heading")),
+        "{:?}",
+        parsed.parsing_notes
+    );
+    // Without an identifier, "title" is a word to look for.
+    let parsed = parse("Who holds the title of the property?");
+    assert!(words(&parsed).contains(&"title"), "{:?}", words(&parsed));
+}

@@ -125,6 +125,18 @@ impl PreparedKeyword {
         }
     }
 
+    /// Whether the (plain-text) keyword opens the line, on a word boundary.
+    pub(crate) fn opens(&self, normalized_line: &str) -> bool {
+        match &self.matcher {
+            Matcher::Text(needle) => {
+                let line = normalized_line.trim_start();
+                line.starts_with(needle.as_str())
+                    && !line[needle.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-')
+            }
+            Matcher::Regex(_) => false,
+        }
+    }
+
     /// Whether the keyword is a regular expression.
     pub(crate) fn is_regex(&self) -> bool {
         matches!(self.matcher, Matcher::Regex(_))
@@ -194,7 +206,17 @@ pub(crate) struct Search {
     pub(crate) idf: Vec<f64>,
     /// Passages extended down their page to reach a value of the kind asked.
     pub(crate) extended: usize,
+    /// Identifiers that did not pin because they name the document rather
+    /// than a passage (found on too many pages of the scope), with the count.
+    pub(crate) unpinned: Vec<(String, usize)>,
 }
+
+/// An identifier found on more than this share of the pages in scope (and
+/// on more than [`PIN_MIN_PAGES`] pages) names the document — a running
+/// header like "NIST SP 800-53 Rev. 5" — and does not pin.
+const PIN_MAX_PAGE_SHARE: f64 = 0.2;
+/// Below this many pages an identifier always pins.
+const PIN_MIN_PAGES: usize = 3;
 
 /// Merges `passage` into an overlapping one on the same page, if any.
 fn merge_into(passages: &mut [Candidate], passage: &Candidate) -> bool {
@@ -339,6 +361,28 @@ impl KeywordRetriever {
         }
         // Inverse document frequency over lines in scope, so that a keyword on
         // every line ("invoice") counts less than a rare one ("total").
+        // Identifiers on too many pages name the document, not a passage:
+        // they still score, but do not pin.
+        let mut pages_in_scope: BTreeSet<u32> = BTreeSet::new();
+        let mut keyword_pages: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); keywords.len()];
+        for line in document.lines.iter().filter(|l| in_scope(l.page)) {
+            pages_in_scope.insert(line.page);
+        }
+        for (index, matched) in &matching {
+            for &k in matched {
+                if keywords[k].pinning {
+                    keyword_pages[k].insert(document.lines[*index].page);
+                }
+            }
+        }
+        let page_limit = (pages_in_scope.len() as f64 * PIN_MAX_PAGE_SHARE).floor() as usize;
+        let pins: Vec<bool> = (0..keywords.len())
+            .map(|k| keywords[k].pinning && (keyword_pages[k].len() <= PIN_MIN_PAGES.max(page_limit)))
+            .collect();
+        let unpinned: Vec<(String, usize)> = (0..keywords.len())
+            .filter(|&k| keywords[k].pinning && !pins[k])
+            .map(|k| (keywords[k].label.clone(), keyword_pages[k].len()))
+            .collect();
         let n = n_lines.max(1) as f64;
         let small_scope = n_lines < BASELINE_MIN_LINES;
         let idf: Vec<f64> = df.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
@@ -364,6 +408,9 @@ impl KeywordRetriever {
             evidence: f64,
             matched: Vec<String>,
             pinned: bool,
+            /// A pinning identifier opens the line (a heading or a row keyed
+            /// by it, not a mention).
+            heads: bool,
             discriminating: bool,
         }
         let mut hits: Vec<Hit> = Vec::new();
@@ -375,16 +422,18 @@ impl KeywordRetriever {
             let mut evidence = 0.0;
             let mut matched = Vec::new();
             let mut pinned = false;
+            let mut heads = false;
             let mut discriminating = small_scope;
             for &k in matched_keywords {
                 let keyword = &keywords[k];
                 score += keyword.weight * idf[k];
-                if !keyword.pinning {
+                if !pins[k] {
                     evidence += keyword.weight * idf[k];
                 }
                 matched.push(keyword.label.clone());
-                pinned |= keyword.pinning;
-                discriminating |= idf[k] > BASELINE_IDF || keyword.pinning;
+                pinned |= pins[k];
+                heads |= pins[k] && keyword.opens(normalized.get(*index).map(String::as_str).unwrap_or_default());
+                discriminating |= idf[k] > BASELINE_IDF || pins[k];
             }
             if score == 0.0 {
                 continue;
@@ -396,7 +445,7 @@ impl KeywordRetriever {
             // of lines on one page (and the floor between them) is unchanged.
             let page_share = page_evidence.get(&document.lines[*index].page).copied().unwrap_or(0.0) / best_page;
             score *= 1.0 + self.page_evidence * page_share;
-            hits.push(Hit { index: *index, score, evidence, matched, pinned, discriminating });
+            hits.push(Hit { index: *index, score, evidence, matched, pinned, heads, discriminating });
         }
 
         // Pinned (exact identifier) first, then score, then document order:
@@ -410,10 +459,16 @@ impl KeywordRetriever {
             .min_by(|a, b| b.evidence.total_cmp(&a.evidence).then(a.index.cmp(&b.index)))
             .map(|h| h.index);
         let distance = |h: &Hit| best_evidence.map_or(0, |best| h.index.abs_diff(best));
+        // A pinned line the identifier opens (its heading, its table row)
+        // comes before lines that only mention it.
         hits.sort_by(|a, b| {
             b.pinned.cmp(&a.pinned).then_with(|| {
-                if a.pinned && b.pinned { distance(a).cmp(&distance(b)) } else { b.score.total_cmp(&a.score) }
-                    .then(a.index.cmp(&b.index))
+                if a.pinned && b.pinned {
+                    b.heads.cmp(&a.heads).then_with(|| distance(a).cmp(&distance(b)))
+                } else {
+                    b.score.total_cmp(&a.score)
+                }
+                .then(a.index.cmp(&b.index))
             })
         });
 
@@ -471,7 +526,7 @@ impl KeywordRetriever {
             // the better-ranked one first.
             candidates = merge_all(candidates);
         }
-        Search { candidates, lines_matched: hits.len(), idf, extended }
+        Search { candidates, lines_matched: hits.len(), idf, extended, unpinned }
     }
 
     /// Retrieval with a chosen TOC router (the deterministic
@@ -553,6 +608,11 @@ impl KeywordRetriever {
         }
         if search.candidates.iter().any(|c| c.passage.pinned) {
             methods_used.push("identifier_pinning".to_owned());
+        }
+        for (identifier, pages) in &search.unpinned {
+            notes.push(format!(
+                "identifier {identifier:?} is on {pages} pages: it names the document, not a passage, so it does not pin"
+            ));
         }
         if search.extended > 0 {
             notes.push(format!(
@@ -886,12 +946,54 @@ pub(crate) mod tests {
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<u32> = r.passages.iter().filter(|p| p.pinned).map(|p| p.anchor_line).collect();
         assert_eq!(pinned, vec![12, 2], "{r:?}");
-        // Without other evidence, document order.
+        // Without other evidence, the line the identifier opens (its
+        // heading) before the line that only mentions it.
         let mut q = question(&[], "text", &[]);
         anchor(&mut q, "AC-2");
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<u32> = r.passages.iter().filter(|p| p.pinned).map(|p| p.anchor_line).collect();
+        assert_eq!(pinned, vec![12, 2], "{r:?}");
+        // Two mentions and no heading: document order.
+        let mut page = filler(20, "filler");
+        page[1] = "See also AC-2".into();
+        page[11] = "related: AC-2".into();
+        let refs: Vec<&str> = page.iter().map(String::as_str).collect();
+        let r = retriever.retrieve(&q, &document(&[&refs]), &mut NullSink).unwrap();
+        let pinned: Vec<u32> = r.passages.iter().filter(|p| p.pinned).map(|p| p.anchor_line).collect();
         assert_eq!(pinned, vec![2, 12], "{r:?}");
+    }
+
+    #[test]
+    fn an_identifier_on_most_pages_names_the_document_and_does_not_pin() {
+        // Every page carries the running header "NIST SP 800-53 Rev. 5";
+        // "AC-2" opens one line on page 7.
+        let pages: Vec<Vec<String>> = (1..=10)
+            .map(|n| {
+                let mut page = filler(12, "filler");
+                page[0] = "NIST SP 800-53 Rev. 5".into();
+                if n == 7 {
+                    page[5] = "AC-2 Account Management".into();
+                }
+                page
+            })
+            .collect();
+        let refs: Vec<Vec<&str>> = pages.iter().map(|p| p.iter().map(String::as_str).collect()).collect();
+        let refs: Vec<&[&str]> = refs.iter().map(Vec::as_slice).collect();
+        let doc = document(&refs);
+        let mut q = question(&["title"], "text", &[]);
+        anchor(&mut q, "SP 800-53");
+        anchor(&mut q, "AC-2");
+        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
+        let pinned: Vec<(u32, u32)> = r.passages.iter().filter(|p| p.pinned).map(|p| (p.page, p.anchor_line)).collect();
+        assert_eq!(pinned, vec![(7, 78)], "only AC-2 pins: {r:?}");
+        assert_eq!(r.passages[0].page, 7);
+        assert!(r.notes.iter().any(|n| n.contains("\"SP 800-53\" is on 10 pages")), "{:?}", r.notes);
+        // Without the running header, SP 800-53 pins again.
+        let mut q = question(&[], "text", &[]);
+        anchor(&mut q, "SP 800-53");
+        let r = retriever.retrieve(&q, &document(&refs[..3]), &mut NullSink).unwrap();
+        assert!(r.passages.iter().all(|p| p.pinned), "3 pages are under the floor of {PIN_MIN_PAGES}: {r:?}");
     }
 
     #[test]

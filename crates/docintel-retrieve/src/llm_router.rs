@@ -168,7 +168,26 @@ impl<L: LanguageModel> Router for LlmRouter<L> {
 
     fn route(&self, lines: &[RouterLine], question: &ParsedQuestion) -> Result<RouterPick, Self::Error> {
         let request = self.request(lines, question);
-        let response = self.model.complete(&request).map_err(LlmRouterError::Transport)?;
+        let response = match self.model.complete(&request) {
+            Ok(response) => response,
+            // A reply cut at the token limit is an unusable reply, not a
+            // broken transport: the keyword router decides this level.
+            Err(error) => match L::cut_reply(&error) {
+                Some(raw) => LlmResponse {
+                    id: raw.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    model: raw.get("model").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                    content: String::new(),
+                    finish_reason: "length".to_owned(),
+                    usage: docintel_schema::Usage {
+                        input_tokens: raw.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
+                        output_tokens: raw.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
+                        cached_tokens: 0,
+                    },
+                    raw: raw.clone(),
+                },
+                None => return Err(LlmRouterError::Transport(error)),
+            },
+        };
         if let Ok(mut responses) = self.responses.lock() {
             responses.push(response.clone());
         }

@@ -164,6 +164,15 @@ pub trait LanguageModel {
     type Error: std::error::Error + Send + Sync + 'static;
     /// Sends one request and returns the reply.
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, Self::Error>;
+
+    /// When `error` is a reply cut at the output token limit, that reply's
+    /// raw body. Such a reply reached us but is not an answer: a caller may
+    /// record it and treat the call like an unusable reply instead of
+    /// aborting. The default says no error is of that kind.
+    fn cut_reply(error: &Self::Error) -> Option<&serde_json::Value> {
+        let _ = error;
+        None
+    }
 }
 
 /// One decision recorded in the audit trail.
