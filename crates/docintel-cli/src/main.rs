@@ -316,7 +316,12 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
         }
         (None, [file, question]) => {
             let file = PathBuf::from(file);
-            let (output, document) = docintel::pdf_qa_with_document(&file, question, &options)?;
+            let spinner = spinner(format!("reading {} and answering", file.display()));
+            let answered = docintel::pdf_qa_with_document(&file, question, &options);
+            if let Some(spinner) = spinner {
+                spinner.finish_and_clear();
+            }
+            let (output, document) = answered?;
             let highlighted = match &args.highlight {
                 Some(target) => Some((target, highlight(&file, target, &output, &document)?)),
                 None => None,
@@ -358,6 +363,23 @@ fn load_corpus(dir: &Path, options: &AskOptions) -> anyhow::Result<docintel::Cor
         tracing::warn!("skipped: {line}");
     }
     Ok(corpus)
+}
+
+/// A spinner with the elapsed time on stderr for one long step (a large
+/// document takes seconds to parse), only when both stdout and stderr are
+/// terminals.
+fn spinner(message: String) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
+        return None;
+    }
+    let spinner = indicatif::ProgressBar::new_spinner();
+    let style = indicatif::ProgressStyle::with_template("{spinner} {wide_msg} {elapsed}")
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
+    spinner.set_style(style);
+    spinner.set_message(message);
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(spinner)
 }
 
 /// A progress bar on stderr when both stdout and stderr are terminals.
@@ -458,7 +480,12 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
         Some(password) => docintel::ParseOptions::with_password(password.clone()),
         None => docintel::ParseOptions::default(),
     };
-    let document = docintel::parse_file_with_options(&args.file, &options).map_err(PipelineError::Parse)?;
+    let spinner = spinner(format!("parsing {}", args.file.display()));
+    let document = docintel::parse_file_with_options(&args.file, &options).map_err(PipelineError::Parse);
+    if let Some(spinner) = spinner {
+        spinner.finish_and_clear();
+    }
+    let document = document?;
     if let Some(out) = &args.out {
         write_document_folder(out, &args.file, &document)?;
     }
