@@ -5,8 +5,8 @@
 //! and groups the glyphs into lines itself. Geometry is done along each glyph's
 //! own baseline direction, so rotated text still forms lines.
 //!
-//! pdf-extract ignores clipping, so [`scan_clips`] walks the page's content
-//! streams a second time, mirroring pdf-extract's own operator walk, and
+//! pdf-extract ignores clipping, so [`scan_clips`] walks the page's decoded
+//! content (decoded once per page, forms once per document) a second time, mirroring pdf-extract's own operator walk, and
 //! records for every string it shows the visible rectangle then in force (the
 //! crop box intersected with the bounding boxes of the clipping paths).
 //! Glyphs whose box does not meet that rectangle are hidden and dropped.
@@ -20,9 +20,9 @@ use std::time::Instant;
 
 use docintel_schema::BBox;
 use pdf_extract::content::Content;
-use pdf_extract::{Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
+use pdf_extract::{ContentCache, Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
 
-use crate::objects::{as_dict, as_number, deref};
+use crate::objects::{PageContent, as_dict, as_number, deref};
 
 /// A new line starts when the baseline moves by more than this many ems.
 const BASELINE_BREAK_EM: f64 = 0.5;
@@ -663,9 +663,14 @@ impl std::fmt::Display for ScanError {
 pub(crate) fn scan_clips(
     doc: &Document,
     page_id: ObjectId,
+    content: &PageContent,
+    forms: &ContentCache,
     deadline: Option<Instant>,
 ) -> Result<Vec<Option<Rect>>, ScanError> {
-    let content = doc.get_page_content(page_id).map_err(|e| ScanError::Content(e.to_string()))?;
+    let content = match content {
+        Ok(Ok(content)) => content,
+        Ok(Err(e)) | Err(e) => return Err(ScanError::Content(e.display.clone())),
+    };
     let resources = inherited(doc, page_id, b"Resources").and_then(|r| as_dict(doc, r));
     let crop = crate::objects::visible_box(doc, page_id).map(|[x0, y0, x1, y1]| Rect {
         x0: f64::from(x0),
@@ -673,8 +678,8 @@ pub(crate) fn scan_clips(
         x1: f64::from(x1),
         y1: f64::from(y1),
     });
-    let mut scan = ClipScan { doc, out: Vec::new(), deadline, ops: 0 };
-    scan.walk(&content, resources, crop, true, 0)?;
+    let mut scan = ClipScan { doc, forms, out: Vec::new(), deadline, ops: 0 };
+    scan.walk(content, resources, crop, true, 0)?;
     Ok(scan.out)
 }
 
@@ -723,6 +728,7 @@ fn matrix_of(doc: &Document, operands: &[Object]) -> Option<Matrix> {
 
 struct ClipScan<'a> {
     doc: &'a Document,
+    forms: &'a ContentCache,
     out: Vec<Option<Rect>>,
     deadline: Option<Instant>,
     ops: usize,
@@ -731,7 +737,7 @@ struct ClipScan<'a> {
 impl<'a> ClipScan<'a> {
     fn walk(
         &mut self,
-        bytes: &[u8],
+        content: &Content,
         resources: Option<&'a Dictionary>,
         clip: Option<Rect>,
         trusted: bool,
@@ -740,7 +746,6 @@ impl<'a> ClipScan<'a> {
         if depth > MAX_FORM_DEPTH {
             return Err(ScanError::TooDeep);
         }
-        let content = Content::decode(bytes).map_err(|e| ScanError::Content(e.to_string()))?;
         let mut ctm = IDENTITY;
         let mut clip = clip;
         let mut stack: Vec<(Matrix, Option<Rect>)> = Vec::new();
@@ -825,13 +830,14 @@ impl<'a> ClipScan<'a> {
                     let inner_trusted = trusted && ctm == IDENTITY && !has_matrix;
                     let inner_resources =
                         stream.dict.get(b"Resources").ok().and_then(|r| as_dict(self.doc, r)).or(resources);
-                    let data = if stream.filters().is_ok() {
-                        stream.decompressed_content().unwrap_or_else(|_| stream.content.clone())
-                    } else {
-                        stream.content.clone()
-                    };
                     let inner_clip = if inner_trusted { clip } else { None };
-                    self.walk(&data, inner_resources, inner_clip, inner_trusted, depth + 1)?;
+                    if depth + 1 > MAX_FORM_DEPTH {
+                        return Err(ScanError::TooDeep);
+                    }
+                    match &*self.forms.form(stream) {
+                        Ok(form) => self.walk(form, inner_resources, inner_clip, inner_trusted, depth + 1)?,
+                        Err(e) => return Err(ScanError::Content(e.display.clone())),
+                    }
                 }
                 _ => {}
             }
