@@ -33,6 +33,7 @@ mod core_fonts;
 mod glyphnames;
 mod zapfglyphnames;
 mod encodings;
+mod content_fast;
 
 pub struct Space;
 pub type Transform = Transform2D<f64, Space, Space>;
@@ -1665,9 +1666,20 @@ impl ContentCache {
     }
 }
 
-/// Decodes content-stream bytes.
+/// Decodes content-stream bytes: what lopdf's `Content::decode` gives, by a
+/// fast path for the common case (see `content_fast.rs`) and lopdf itself
+/// for the rest.
 pub fn decode_content(bytes: &[u8]) -> DecodedContent {
+    if let Some(content) = content_fast::decode(bytes) {
+        return Ok(content);
+    }
     Content::decode(bytes).map_err(|e| ContentError::new(&e))
+}
+
+/// The fast path alone (`None`: lopdf must decode it); for differential tests.
+#[doc(hidden)]
+pub fn decode_content_fast(bytes: &[u8]) -> Option<Content> {
+    content_fast::decode(bytes)
 }
 
 struct Processor<'a, 'c> {
