@@ -18,8 +18,8 @@ const MAX_DEPTH: usize = 16;
 /// `None`: let lopdf decode this stream.
 pub(crate) fn decode(bytes: &[u8]) -> Option<Content> {
     let mut p = Parser { b: bytes, i: 0 };
-    let mut operations = Vec::with_capacity(bytes.len() / 12);
-    let mut operands: Vec<Object> = Vec::new();
+    let mut operations = Vec::with_capacity(bytes.len() / 16);
+    let mut operands: Vec<Object> = Vec::with_capacity(8);
     p.content_space();
     while p.i < p.b.len() {
         let c = p.b[p.i];
@@ -35,7 +35,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Content> {
                 }
                 // ASCII by construction.
                 let operator = std::str::from_utf8(op).ok()?.to_string();
-                operations.push(Operation { operator, operands: std::mem::take(&mut operands) });
+                // One exact allocation per operand list (none when empty).
+                let operands = operands.drain(..).collect();
+                operations.push(Operation { operator, operands });
             }
             _ => {
                 let operand = p.object(0, false)?;
@@ -170,7 +172,17 @@ impl<'a> Parser<'a> {
 
     fn name(&mut self) -> Option<Object> {
         self.i += 1;
-        let mut out = Vec::new();
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            if c == b'#' || is_whitespace(c) || is_delimiter(c) {
+                break;
+            }
+            self.i += 1;
+        }
+        if self.peek() != Some(b'#') {
+            return Some(Object::Name(self.b[start..self.i].to_vec()));
+        }
+        let mut out = self.b[start..self.i].to_vec();
         while let Some(c) = self.peek() {
             if c == b'#' {
                 let hi = hex_value(*self.b.get(self.i + 1)?)?;
@@ -189,7 +201,15 @@ impl<'a> Parser<'a> {
 
     fn literal_string(&mut self) -> Option<Object> {
         self.i += 1;
-        let mut out = Vec::new();
+        // Common case: no escape, no nested parenthesis.
+        let rest = &self.b[self.i..];
+        if let Some(end) = rest.iter().position(|&c| matches!(c, b'(' | b')' | b'\\')) {
+            if rest[end] == b')' {
+                self.i += end + 1;
+                return Some(Object::String(rest[..end].to_vec(), StringFormat::Literal));
+            }
+        }
+        let mut out = Vec::with_capacity(32);
         self.literal_inner(&mut out, 0)?;
         Some(Object::String(out, StringFormat::Literal))
     }
@@ -270,7 +290,8 @@ impl<'a> Parser<'a> {
             return None;
         }
         self.i += 1;
-        let mut out = Vec::new();
+        let len = self.b[self.i..].iter().position(|&c| c == b'>').unwrap_or(0);
+        let mut out = Vec::with_capacity(len.div_ceil(2));
         let mut high = true;
         loop {
             let c = self.peek()?;
