@@ -16,6 +16,7 @@
 //! that span it at their word gap, and emits each band of the page between
 //! full-width lines as left column, then right column.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use docintel_schema::BBox;
@@ -70,8 +71,10 @@ struct Current {
     end: (f64, f64),
     /// Unit baseline direction.
     dir: (f64, f64),
-    /// Origin and text of the last visible glyph (overprint detection).
-    last_glyph: Option<((f64, f64), String)>,
+    /// Origin of the last visible glyph (overprint detection)…
+    last_glyph: Option<(f64, f64)>,
+    /// …and its text (a buffer reused from glyph to glyph).
+    last_text: String,
     /// Glyph counts per rendered size (tenths of a point).
     sizes: Vec<(i64, usize)>,
     /// Right edge of the last visible glyph (x, user space).
@@ -171,7 +174,12 @@ impl GlyphCollector {
         }
 
         let is_space = !text.is_empty() && text.chars().all(is_pdf_space);
-        let cleaned = clean_glyph_text(text);
+        // Most glyphs need no cleaning: no copy for them.
+        let cleaned: Cow<'_, str> = if text.chars().all(|c| !needs_cleaning(c)) {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(clean_glyph_text(text))
+        };
         if !is_space && cleaned.is_empty() {
             return;
         }
@@ -222,16 +230,16 @@ impl GlyphCollector {
                 || along > GAP_BREAK_EM * ref_em;
             if breaks {
                 // An overprinted duplicate glyph (fake bold) is dropped, not a break.
-                if let Some((last_origin, last_text)) = &cur.last_glyph
-                    && *last_text == cleaned
+                if let Some(last_origin) = &cur.last_glyph
+                    && cur.last_text == cleaned
                     && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
                 {
                     return;
                 }
                 self.flush();
             } else {
-                if let Some((last_origin, last_text)) = &cur.last_glyph
-                    && *last_text == cleaned
+                if let Some(last_origin) = &cur.last_glyph
+                    && cur.last_text == cleaned
                     && !is_space
                     && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
                 {
@@ -264,6 +272,7 @@ impl GlyphCollector {
             end,
             dir,
             last_glyph: None,
+            last_text: String::new(),
             sizes: Vec::new(),
             last_x_end: gbox.x1,
             gaps: Vec::new(),
@@ -279,7 +288,9 @@ impl GlyphCollector {
         cur.bbox = Some(cur.bbox.map_or(gbox, |b| b.union(gbox)));
         cur.end = end;
         cur.last_x_end = gbox.x1;
-        cur.last_glyph = Some((origin, cleaned));
+        cur.last_glyph = Some(origin);
+        cur.last_text.clear();
+        cur.last_text.push_str(&cleaned);
         let key = (em * 10.0).round() as i64;
         match cur.sizes.iter_mut().find(|(k, _)| *k == key) {
             Some((_, n)) => *n += 1,
@@ -344,6 +355,11 @@ impl OutputDev for GlyphCollector {
 /// Whitespace that separates words (NBSP is *not* one: it is kept as text).
 fn is_pdf_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{000C}')
+}
+
+/// Whether [`clean_glyph_text`] would change `c`.
+fn needs_cleaning(c: char) -> bool {
+    (is_pdf_space(c) && c != ' ') || c.is_control() || docintel_schema::text::expand_ligature(c).is_some()
 }
 
 /// Expands ligatures and drops control characters; other text is kept as is.

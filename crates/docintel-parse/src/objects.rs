@@ -1,8 +1,8 @@
 //! Small, panic-free helpers over lopdf objects.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use pdf_extract::{ContentError, DecodedContent, Dictionary, Document, Object, ObjectId};
+use pdf_extract::{ContentError, DecodedContent, Dictionary, Document, Object, ObjectId, Stream};
 
 /// Default page size (US Letter) when no MediaBox can be found.
 pub(crate) const DEFAULT_PAGE_SIZE: (f32, f32) = (612.0, 792.0);
@@ -139,18 +139,39 @@ pub(crate) fn prepare_for_text(doc: &mut Document) {
             type1.insert(*id);
         }
     }
+    let is_image =
+        |stream: &Stream| stream.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice());
+    // Inflate on the worker threads (what `Stream::decompress` does, in two
+    // steps: the bytes in parallel, then the dictionary updates here).
+    let to_inflate: Vec<ObjectId> = doc
+        .objects
+        .iter()
+        .filter(|(id, obj)| {
+            matches!(obj, Object::Stream(s) if !is_image(s) && !truetype.contains(*id) && s.is_compressed())
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    let inflated = crate::par_map(&to_inflate, |_, id| match doc.objects.get(id) {
+        Some(Object::Stream(s)) => s.decompressed_content().ok(),
+        _ => None,
+    });
+    let mut inflated: HashMap<ObjectId, Option<Vec<u8>>> =
+        to_inflate.into_iter().zip(inflated).map(|(id, data)| (id, data.flatten())).collect();
     for (id, obj) in doc.objects.iter_mut() {
         let Object::Stream(stream) = obj else { continue };
-        let is_image = stream.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice());
-        if is_image {
+        if is_image(stream) {
             continue;
         }
         if truetype.contains(id) {
             stream.set_plain_content(Vec::new());
             continue;
         }
-        if stream.is_compressed() && stream.decompress().is_err() {
-            continue;
+        if let Some(data) = inflated.remove(id) {
+            // A stream that cannot be inflated is left as it is.
+            let Some(data) = data else { continue };
+            stream.dict.remove(b"DecodeParms");
+            stream.dict.remove(b"Filter");
+            stream.set_content(data);
         }
         if type1.contains(id) {
             let clear = stream

@@ -22,6 +22,7 @@ use std::fmt;
 use std::str;
 use std::fs::File;
 use std::slice::Iter;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -167,6 +168,16 @@ fn pdf_to_utf8(s: &[u8]) -> String {
 }
 
 fn to_utf8(encoding: &[u16], s: &[u8]) -> String {
+    // docintel: one byte to a non-surrogate code unit (the per-glyph case)
+    // without the intermediate vectors; same result.
+    if s.len() == 1 {
+        let k = encoding[s[0] as usize];
+        if !(0xD800..=0xDFFF).contains(&k) {
+            if let Some(c) = char::from_u32(u32::from(k)) {
+                return String::from(c);
+            }
+        }
+    }
     if s.len() > 2 && s[0] == 0xfe && s[1] == 0xff {
         return UTF_16BE.decode_without_bom_handling_and_without_replacement(&s[2..]).unwrap().to_string()
     } else {
@@ -788,7 +799,8 @@ impl<'a> Iterator for PdfFontIter<'a> {
 trait PdfFont : Debug + Send + Sync {
     fn get_width(&self, id: CharCode) -> f64;
     fn next_char(&self, iter: &mut Iter<u8>) -> Option<(CharCode, u8)>;
-    fn decode_char(&self, char: CharCode) -> String;
+    // docintel: borrowed from the font's maps where possible (no allocation per glyph).
+    fn decode_char(&self, char: CharCode) -> Cow<'_, str>;
 
         /*fn char_codes<'a>(&'a self, chars: &'a [u8]) -> PdfFontIter {
             let p = self;
@@ -802,7 +814,7 @@ impl<'a> dyn PdfFont + 'a {
         PdfFontIter{i: chars.iter(), font: self}
     }
     fn decode(&self, chars: &[u8]) -> String {
-        let strings = self.char_codes(chars).map(|x| self.decode_char(x.0)).collect::<Vec<_>>();
+        let strings = self.char_codes(chars).map(|x| self.decode_char(x.0).into_owned()).collect::<Vec<_>>();
         strings.join("")
     }
 
@@ -829,7 +841,7 @@ impl<'a> PdfFont for PdfSimpleFont<'a> {
     fn next_char(&self, iter: &mut Iter<u8>) -> Option<(CharCode, u8)> {
         iter.next().map(|x| (*x as CharCode, 1))
     }
-    fn decode_char(&self, char: CharCode) -> String {
+    fn decode_char(&self, char: CharCode) -> Cow<'_, str> {
         let slice = [char as u8];
         if let Some(ref unicode_map) = self.unicode_map {
             let s = unicode_map.get(&char);
@@ -843,14 +855,14 @@ impl<'a> PdfFont for PdfSimpleFont<'a> {
                     debug!("falling back to encoding {} -> {:?}", char, s);
                     s
                 }
-                Some(s) => { s.clone() }
+                Some(s) => { return Cow::Borrowed(s.as_str()) }
             };
-            return s
+            return Cow::Owned(s)
         }
         let encoding = self.encoding.as_ref().map(|x| &x[..]).unwrap_or(&PDFDocEncoding);
         //dlog!("char_code {:?} {:?}", char, self.encoding);
         let s = to_utf8(encoding, &slice);
-        s
+        Cow::Owned(s)
     }
 }
 
@@ -879,7 +891,7 @@ impl<'a> PdfFont for PdfType3Font<'a> {
     fn next_char(&self, iter: &mut Iter<u8>) -> Option<(CharCode, u8)> {
         iter.next().map(|x| (*x as CharCode, 1))
     }
-    fn decode_char(&self, char: CharCode) -> String {
+    fn decode_char(&self, char: CharCode) -> Cow<'_, str> {
         let slice = [char as u8];
         if let Some(ref unicode_map) = self.unicode_map {
             let s = unicode_map.get(&char);
@@ -893,14 +905,14 @@ impl<'a> PdfFont for PdfType3Font<'a> {
                     debug!("falling back to encoding {} -> {:?}", char, s);
                     s
                 }
-                Some(s) => { s.clone() }
+                Some(s) => { return Cow::Borrowed(s.as_str()) }
             };
-            return s
+            return Cow::Owned(s)
         }
         let encoding = self.encoding.as_ref().map(|x| &x[..]).unwrap_or(&PDFDocEncoding);
         //dlog!("char_code {:?} {:?}", char, self.encoding);
         let s = to_utf8(encoding, &slice);
-        s
+        Cow::Owned(s)
     }
 }
 
@@ -1084,13 +1096,13 @@ impl<'a> PdfFont for PdfCIDFont<'a> {
         }
         None
     }
-    fn decode_char(&self, char: CharCode) -> String {
+    fn decode_char(&self, char: CharCode) -> Cow<'_, str> {
         let s = self.to_unicode.as_ref().and_then(|x| x.get(&char));
         if let Some(s) = s {
-            s.clone()
+            Cow::Borrowed(s.as_str())
         } else {
             dlog!("Unknown character {:?} in {:?} {:?}", char, self.font, self.to_unicode);
-            "".to_string()
+            Cow::Borrowed("")
         }
     }
 }
