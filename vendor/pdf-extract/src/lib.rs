@@ -1041,11 +1041,25 @@ impl<'a> PdfCIDFont<'a> {
                     }
                     i += 2;
                 } else {
-                    let c_first = w[i].as_i64().expect("first should be num");
-                    let c_last = w[i].as_i64().expect("last should be num");
-                    let c_width = as_num(&w[i]);
-                    for id in c_first..c_last {
-                        widths.insert(id as CharCode, c_width);
+                    // docintel: `c_first c_last w` gives every CID in
+                    // c_first..=c_last the width w. Upstream read all three
+                    // from w[i] (an empty range, so DW for all of them: glyphs
+                    // far too wide, text pushed off the page). Malformed
+                    // triples and absurd ranges are skipped.
+                    let number = |o: &Object| match *o {
+                        Object::Integer(v) => Some(v as f64),
+                        Object::Real(v) => Some(v as f64),
+                        _ => None,
+                    };
+                    if i + 2 >= w.len() {
+                        break;
+                    }
+                    if let (Some(c_first), Some(c_last), Some(c_width)) = (w[i].as_i64().ok(), w[i + 1].as_i64().ok(), number(w[i + 2])) {
+                        if c_first >= 0 && c_last >= c_first && c_last - c_first <= 0xFFFF {
+                            for id in c_first..=c_last {
+                                widths.insert(id as CharCode, c_width);
+                            }
+                        }
                     }
                     i += 3;
                 }
