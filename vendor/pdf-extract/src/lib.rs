@@ -1710,13 +1710,26 @@ pub fn decode_content_fast(bytes: &[u8]) -> Option<Content> {
 
 struct Processor<'a, 'c> {
     font_table: HashMap<Vec<u8>, Arc<dyn PdfFont + 'a>>,
+    // docintel: colour spaces already built on this page, by resource
+    // dictionary and name (`cs`/`CS` repeat them for every text run).
+    colorspaces: HashMap<(usize, Vec<u8>), ColorSpace>,
     fonts: &'c FontCache<'a>,
     forms: &'c ContentCache,
 }
 
 impl<'a, 'c> Processor<'a, 'c> {
     fn new(fonts: &'c FontCache<'a>, forms: &'c ContentCache) -> Processor<'a, 'c> {
-        Processor { font_table: HashMap::new(), fonts, forms }
+        Processor { font_table: HashMap::new(), colorspaces: HashMap::new(), fonts, forms }
+    }
+
+    fn colorspace(&mut self, doc: &'a Document, name: &[u8], resources: &'a Dictionary) -> ColorSpace {
+        let key = (resources as *const Dictionary as usize, name.to_vec());
+        if let Some(cs) = self.colorspaces.get(&key) {
+            return cs.clone();
+        }
+        let cs = make_colorspace(doc, name, resources);
+        self.colorspaces.insert(key, cs.clone());
+        cs
     }
 
     fn process_stream(&mut self, doc: &'a Document, content: &Content, resources: &'a Dictionary, media_box: &MediaBox, output: &mut dyn OutputDev, page_num: u32) -> Result<(), OutputError> {
@@ -1772,11 +1785,11 @@ impl<'a, 'c> Processor<'a, 'c> {
                 }
                 "CS" => {
                     let name = operation.operands[0].as_name().unwrap();
-                    gs.stroke_colorspace = make_colorspace(doc, name, resources);
+                    gs.stroke_colorspace = self.colorspace(doc, name, resources);
                 }
                 "cs" => {
                     let name = operation.operands[0].as_name().unwrap();
-                    gs.fill_colorspace = make_colorspace(doc, name, resources);
+                    gs.fill_colorspace = self.colorspace(doc, name, resources);
                 }
                 "SC" | "SCN" => {
                     gs.stroke_color = match gs.stroke_colorspace {
