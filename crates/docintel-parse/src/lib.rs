@@ -23,9 +23,12 @@
 //! then right column.
 //!
 //! Pages are parsed in parallel (scoped threads, one per core) and assembled
-//! in page order, so the output does not depend on thread timing. Fonts,
-//! forms and content streams are inflated once per document, not per page,
-//! and each page has a time budget ([`PAGE_TIME_BUDGET`]).
+//! in page order, so the output does not depend on thread timing. Streams
+//! are inflated once per document; each page's content is decoded once and
+//! walked for graphics, clips and text; fonts and Form XObjects are built
+//! once per document and shared by the workers (pdf-extract is vendored in
+//! `vendor/pdf-extract` for this, see its `DOCINTEL-CHANGES.md`). Each page
+//! has a time budget ([`PAGE_TIME_BUDGET`]).
 //!
 //! The parser never panics and never prints to stdout: every page is
 //! extracted under `catch_unwind`, and a page that fails becomes a
