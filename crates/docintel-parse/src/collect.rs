@@ -5,8 +5,8 @@
 //! and groups the glyphs into lines itself. Geometry is done along each glyph's
 //! own baseline direction, so rotated text still forms lines.
 //!
-//! pdf-extract ignores clipping, so [`scan_clips`] walks the page's content
-//! streams a second time, mirroring pdf-extract's own operator walk, and
+//! pdf-extract ignores clipping, so [`scan_clips`] walks the page's decoded
+//! content (decoded once per page, forms once per document) a second time, mirroring pdf-extract's own operator walk, and
 //! records for every string it shows the visible rectangle then in force (the
 //! crop box intersected with the bounding boxes of the clipping paths).
 //! Glyphs whose box does not meet that rectangle are hidden and dropped.
@@ -16,13 +16,14 @@
 //! that span it at their word gap, and emits each band of the page between
 //! full-width lines as left column, then right column.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use docintel_schema::BBox;
 use pdf_extract::content::Content;
-use pdf_extract::{Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
+use pdf_extract::{ContentCache, Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Transform};
 
-use crate::objects::{as_dict, as_number, deref};
+use crate::objects::{PageContent, as_dict, as_number, deref};
 
 /// A new line starts when the baseline moves by more than this many ems.
 const BASELINE_BREAK_EM: f64 = 0.5;
@@ -70,8 +71,10 @@ struct Current {
     end: (f64, f64),
     /// Unit baseline direction.
     dir: (f64, f64),
-    /// Origin and text of the last visible glyph (overprint detection).
-    last_glyph: Option<((f64, f64), String)>,
+    /// Origin of the last visible glyph (overprint detection)…
+    last_glyph: Option<(f64, f64)>,
+    /// …and its text (a buffer reused from glyph to glyph).
+    last_text: String,
     /// Glyph counts per rendered size (tenths of a point).
     sizes: Vec<(i64, usize)>,
     /// Right edge of the last visible glyph (x, user space).
@@ -171,7 +174,12 @@ impl GlyphCollector {
         }
 
         let is_space = !text.is_empty() && text.chars().all(is_pdf_space);
-        let cleaned = clean_glyph_text(text);
+        // Most glyphs need no cleaning: no copy for them.
+        let cleaned: Cow<'_, str> = if text.chars().all(|c| !needs_cleaning(c)) {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(clean_glyph_text(text))
+        };
         if !is_space && cleaned.is_empty() {
             return;
         }
@@ -222,16 +230,16 @@ impl GlyphCollector {
                 || along > GAP_BREAK_EM * ref_em;
             if breaks {
                 // An overprinted duplicate glyph (fake bold) is dropped, not a break.
-                if let Some((last_origin, last_text)) = &cur.last_glyph
-                    && *last_text == cleaned
+                if let Some(last_origin) = &cur.last_glyph
+                    && cur.last_text == cleaned
                     && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
                 {
                     return;
                 }
                 self.flush();
             } else {
-                if let Some((last_origin, last_text)) = &cur.last_glyph
-                    && *last_text == cleaned
+                if let Some(last_origin) = &cur.last_glyph
+                    && cur.last_text == cleaned
                     && !is_space
                     && (origin.0 - last_origin.0).hypot(origin.1 - last_origin.1) < OVERPRINT_EM * ref_em
                 {
@@ -264,6 +272,7 @@ impl GlyphCollector {
             end,
             dir,
             last_glyph: None,
+            last_text: String::new(),
             sizes: Vec::new(),
             last_x_end: gbox.x1,
             gaps: Vec::new(),
@@ -279,7 +288,9 @@ impl GlyphCollector {
         cur.bbox = Some(cur.bbox.map_or(gbox, |b| b.union(gbox)));
         cur.end = end;
         cur.last_x_end = gbox.x1;
-        cur.last_glyph = Some((origin, cleaned));
+        cur.last_glyph = Some(origin);
+        cur.last_text.clear();
+        cur.last_text.push_str(&cleaned);
         let key = (em * 10.0).round() as i64;
         match cur.sizes.iter_mut().find(|(k, _)| *k == key) {
             Some((_, n)) => *n += 1,
@@ -344,6 +355,11 @@ impl OutputDev for GlyphCollector {
 /// Whitespace that separates words (NBSP is *not* one: it is kept as text).
 fn is_pdf_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{000C}')
+}
+
+/// Whether [`clean_glyph_text`] would change `c`.
+fn needs_cleaning(c: char) -> bool {
+    (is_pdf_space(c) && c != ' ') || c.is_control() || docintel_schema::text::expand_ligature(c).is_some()
 }
 
 /// Expands ligatures and drops control characters; other text is kept as is.
@@ -663,9 +679,14 @@ impl std::fmt::Display for ScanError {
 pub(crate) fn scan_clips(
     doc: &Document,
     page_id: ObjectId,
+    content: &PageContent,
+    forms: &ContentCache,
     deadline: Option<Instant>,
 ) -> Result<Vec<Option<Rect>>, ScanError> {
-    let content = doc.get_page_content(page_id).map_err(|e| ScanError::Content(e.to_string()))?;
+    let content = match content {
+        Ok(Ok(content)) => content,
+        Ok(Err(e)) | Err(e) => return Err(ScanError::Content(e.display.clone())),
+    };
     let resources = inherited(doc, page_id, b"Resources").and_then(|r| as_dict(doc, r));
     let crop = crate::objects::visible_box(doc, page_id).map(|[x0, y0, x1, y1]| Rect {
         x0: f64::from(x0),
@@ -673,8 +694,8 @@ pub(crate) fn scan_clips(
         x1: f64::from(x1),
         y1: f64::from(y1),
     });
-    let mut scan = ClipScan { doc, out: Vec::new(), deadline, ops: 0 };
-    scan.walk(&content, resources, crop, true, 0)?;
+    let mut scan = ClipScan { doc, forms, out: Vec::new(), deadline, ops: 0 };
+    scan.walk(content, resources, crop, true, 0)?;
     Ok(scan.out)
 }
 
@@ -723,6 +744,7 @@ fn matrix_of(doc: &Document, operands: &[Object]) -> Option<Matrix> {
 
 struct ClipScan<'a> {
     doc: &'a Document,
+    forms: &'a ContentCache,
     out: Vec<Option<Rect>>,
     deadline: Option<Instant>,
     ops: usize,
@@ -731,7 +753,7 @@ struct ClipScan<'a> {
 impl<'a> ClipScan<'a> {
     fn walk(
         &mut self,
-        bytes: &[u8],
+        content: &Content,
         resources: Option<&'a Dictionary>,
         clip: Option<Rect>,
         trusted: bool,
@@ -740,7 +762,6 @@ impl<'a> ClipScan<'a> {
         if depth > MAX_FORM_DEPTH {
             return Err(ScanError::TooDeep);
         }
-        let content = Content::decode(bytes).map_err(|e| ScanError::Content(e.to_string()))?;
         let mut ctm = IDENTITY;
         let mut clip = clip;
         let mut stack: Vec<(Matrix, Option<Rect>)> = Vec::new();
@@ -825,13 +846,14 @@ impl<'a> ClipScan<'a> {
                     let inner_trusted = trusted && ctm == IDENTITY && !has_matrix;
                     let inner_resources =
                         stream.dict.get(b"Resources").ok().and_then(|r| as_dict(self.doc, r)).or(resources);
-                    let data = if stream.filters().is_ok() {
-                        stream.decompressed_content().unwrap_or_else(|_| stream.content.clone())
-                    } else {
-                        stream.content.clone()
-                    };
                     let inner_clip = if inner_trusted { clip } else { None };
-                    self.walk(&data, inner_resources, inner_clip, inner_trusted, depth + 1)?;
+                    if depth + 1 > MAX_FORM_DEPTH {
+                        return Err(ScanError::TooDeep);
+                    }
+                    match &*self.forms.form(stream) {
+                        Ok(form) => self.walk(form, inner_resources, inner_clip, inner_trusted, depth + 1)?,
+                        Err(e) => return Err(ScanError::Content(e.display.clone())),
+                    }
                 }
                 _ => {}
             }

@@ -1,7 +1,8 @@
 //! Page graphics: image and vector-path counts, image hashes, figure flags.
 //!
-//! Each page's content streams are decoded with lopdf (`Content::decode`) and
-//! walked once, following Form XObjects (bounded depth, no cycles):
+//! Each page's content streams, decoded once for all the page walkers (see
+//! [`crate::objects::page_content`]), are walked, following Form XObjects
+//! (bounded depth, no cycles):
 //! - an **image** is a `Do` of an Image XObject or an inline image (`BI`);
 //!   its stream bytes are hashed (SHA-256, first 16 hex digits) and the share
 //!   of the page it covers is taken from the current transformation matrix
@@ -22,10 +23,10 @@
 use std::collections::{HashMap, HashSet};
 
 use pdf_extract::content::Content;
-use pdf_extract::{Dictionary, Document, Object, ObjectId};
+use pdf_extract::{ContentCache, Dictionary, Document, Object, ObjectId};
 use sha2::{Digest, Sha256};
 
-use crate::objects::{as_dict, as_number, deref};
+use crate::objects::{PageContent, as_dict, as_number, deref};
 
 /// Decorative: the same image on at least this many pages…
 pub(crate) const DECOR_MIN_PAGES: usize = 3;
@@ -72,30 +73,44 @@ pub(crate) struct FigureInfo {
     pub(crate) max_image_share: f32,
 }
 
-/// Walks one page's content streams. `page_area` is in square points.
-pub(crate) fn scan_page(doc: &Document, page_id: ObjectId, page_area: f32) -> Result<PageGraphics, String> {
-    let content = doc.get_page_content(page_id).map_err(|e| format!("content stream: {e}"))?;
+/// Walks one page's content streams (`content`, already read and decoded,
+/// see [`crate::objects::page_content`]). `page_area` is in square points.
+/// Forms are decoded through `forms`, shared by the page threads.
+pub(crate) fn scan_page(
+    doc: &Document,
+    page_id: ObjectId,
+    page_area: f32,
+    content: &PageContent,
+    forms: &ContentCache,
+) -> Result<PageGraphics, String> {
+    let content = content.as_ref().map_err(|e| format!("content stream: {}", e.display))?;
     let (own, inherited) = doc.get_page_resources(page_id).map_err(|e| format!("resources: {e}"))?;
     let mut resources: Vec<&Dictionary> = own.into_iter().collect();
     resources.extend(inherited.iter().filter_map(|id| doc.get_dictionary(*id).ok()));
-    let mut walker =
-        Walker { doc, page_area: f64::from(page_area.max(1.0)), out: PageGraphics::default(), forms: HashSet::new() };
-    walker.walk(&content, &resources, 1.0, 0)?;
+    let content = content.as_ref().map_err(|e| format!("content stream: {}", e.display))?;
+    let mut walker = Walker {
+        doc,
+        forms,
+        page_area: f64::from(page_area.max(1.0)),
+        out: PageGraphics::default(),
+        on_path: HashSet::new(),
+    };
+    walker.walk(content, &resources, 1.0, 0);
     Ok(walker.out)
 }
 
 struct Walker<'a> {
     doc: &'a Document,
+    forms: &'a ContentCache,
     page_area: f64,
     out: PageGraphics,
     /// Forms on the current recursion path (cycle guard).
-    forms: HashSet<ObjectId>,
+    on_path: HashSet<ObjectId>,
 }
 
 impl<'a> Walker<'a> {
-    /// Walks a content stream whose CTM determinant starts at `det`.
-    fn walk(&mut self, bytes: &[u8], resources: &[&'a Dictionary], det: f64, depth: u32) -> Result<(), String> {
-        let content = Content::decode(bytes).map_err(|e| format!("content stream: {e}"))?;
+    /// Walks a decoded content stream whose CTM determinant starts at `det`.
+    fn walk(&mut self, content: &Content, resources: &[&'a Dictionary], det: f64, depth: u32) {
         let mut stack: Vec<f64> = Vec::new();
         let mut det = det;
         for op in &content.operations {
@@ -129,7 +144,7 @@ impl<'a> Walker<'a> {
                         Some(b"Image") => self.push_image(Some(hash_bytes(&stream.content)), det),
                         Some(b"Form") if depth < MAX_FORM_DEPTH => {
                             if let Some(id) = id
-                                && !self.forms.insert(id)
+                                && !self.on_path.insert(id)
                             {
                                 continue;
                             }
@@ -147,11 +162,12 @@ impl<'a> Walker<'a> {
                                 inner.push(r);
                             }
                             inner.extend_from_slice(resources);
-                            let data = stream.decompressed_content().unwrap_or_else(|_| stream.content.clone());
                             // A broken form costs only its own drawing.
-                            let _ = self.walk(&data, &inner, det * form_det, depth + 1);
+                            if let Ok(form) = &*self.forms.form(stream) {
+                                self.walk(form, &inner, det * form_det, depth + 1);
+                            }
                             if let Some(id) = id {
-                                self.forms.remove(&id);
+                                self.on_path.remove(&id);
                             }
                         }
                         _ => {}
@@ -160,7 +176,6 @@ impl<'a> Walker<'a> {
                 _ => {}
             }
         }
-        Ok(())
     }
 
     fn push_image(&mut self, hash: Option<String>, det: f64) {

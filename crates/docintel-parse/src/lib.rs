@@ -23,9 +23,12 @@
 //! then right column.
 //!
 //! Pages are parsed in parallel (scoped threads, one per core) and assembled
-//! in page order, so the output does not depend on thread timing. Fonts,
-//! forms and content streams are inflated once per document, not per page,
-//! and each page has a time budget ([`PAGE_TIME_BUDGET`]).
+//! in page order, so the output does not depend on thread timing. Streams
+//! are inflated once per document; each page's content is decoded once and
+//! walked for graphics, clips and text; fonts and Form XObjects are built
+//! once per document and shared by the workers (pdf-extract is vendored in
+//! `vendor/pdf-extract` for this, see its `DOCINTEL-CHANGES.md`). Each page
+//! has a time budget ([`PAGE_TIME_BUDGET`]).
 //!
 //! The parser never panics and never prints to stdout: every page is
 //! extracted under `catch_unwind`, and a page that fails becomes a
@@ -80,7 +83,7 @@ use std::time::{Duration, Instant};
 use docintel_schema::{
     Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
 };
-use pdf_extract::{Document, ObjectId};
+use pdf_extract::{ContentCache, Document, FontCache, ObjectId};
 
 use crate::collect::{GlyphCollector, RawLine, ScanError};
 
@@ -207,17 +210,31 @@ pub fn parse_pdf_bytes_with_options(
     // Parse-internal side table: each line's dominant font size.
     let mut font_sizes: Vec<f32> = Vec::new();
     let sizes: Vec<(f32, f32)> = pages.iter().map(|&(_, id)| objects::page_size(&doc, id)).collect();
-    // Pages are independent: graphics first (image hashes need the image
-    // bytes), then text on a copy-free, pre-digested document. Results are
-    // kept in page order, so the output does not depend on thread timing.
-    let scans = par_map(&pages, |i, &(_, page_id)| {
-        let (width, height) = sizes[i];
-        scan_graphics(&doc, page_id, width * height)
-    });
+    // Pages are independent: each page's content is read and decoded once,
+    // then walked for graphics, clips and text on a pre-digested document;
+    // fonts and forms are built once per document, shared by the workers.
+    // Results are kept in page order, so the output does not depend on
+    // thread timing.
     let mut doc = doc;
     objects::prepare_for_text(&mut doc);
     let doc = doc;
-    let texts = par_map(&pages, |_, &(page_key, page_id)| extract_page(&doc, page_key, page_id, PAGE_TIME_BUDGET));
+    let fonts = FontCache::new();
+    let forms = ContentCache::new();
+    let results = par_map(&pages, |i, &(page_key, page_id)| {
+        let (width, height) = sizes[i];
+        let content = objects::page_content(&doc, page_id);
+        let scan = scan_graphics(&doc, page_id, width * height, &content, &forms);
+        let page = Page { key: page_key, id: page_id, content: &content };
+        let text = extract_page(&doc, &page, &fonts, &forms, PAGE_TIME_BUDGET);
+        (scan, text)
+    });
+    let (scans, texts): (Vec<_>, Vec<_>) = results
+        .into_iter()
+        .map(|r| match r {
+            Some((scan, text)) => (Some(scan), Some(text)),
+            None => (None, None),
+        })
+        .unzip();
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
     for (index, (scan, text)) in scans.into_iter().zip(texts).enumerate() {
         let page_no = (index + 1) as u32;
@@ -333,11 +350,25 @@ pub fn parse_pdf_bytes_with_options(
 
 /// Scans one page's graphics; a failure or a panic becomes `Err(message)`
 /// (the page then counts no images and no paths).
-fn scan_graphics(doc: &Document, page_id: ObjectId, area: f32) -> Result<figures::PageGraphics, String> {
-    match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area))) {
+fn scan_graphics(
+    doc: &Document,
+    page_id: ObjectId,
+    area: f32,
+    content: &objects::PageContent,
+    forms: &ContentCache,
+) -> Result<figures::PageGraphics, String> {
+    match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area, content, forms))) {
         Ok(result) => result,
         Err(panic) => Err(format!("scanner panicked: {}", panic_message(&panic))),
     }
+}
+
+/// One page to extract: its number in the page tree, its object and its
+/// decoded content.
+struct Page<'a> {
+    key: u32,
+    id: ObjectId,
+    content: &'a objects::PageContent,
 }
 
 /// Longest time one page's text extraction may take; a page that needs more
@@ -402,19 +433,31 @@ pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
 
 /// Extracts one page's lines; a panic, an error or an exceeded time budget
 /// becomes `Err(message)`.
-fn extract_page(doc: &Document, page_key: u32, page_id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
+fn extract_page<'a>(
+    doc: &'a Document,
+    page: &Page<'_>,
+    fonts: &FontCache<'a>,
+    forms: &ContentCache,
+    budget: Duration,
+) -> Result<Vec<RawLine>, String> {
     let deadline = Instant::now().checked_add(budget);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // Clip rectangles per shown string; a page whose content cannot be
         // walked is left to pdf-extract unfiltered, except for form cycles
         // and the deadline.
-        let clips = match collect::scan_clips(doc, page_id, deadline) {
+        let clips = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
             Ok(clips) => clips,
             Err(e @ (ScanError::TooDeep | ScanError::Deadline)) => return Err(e.to_string()),
             Err(ScanError::Content(_)) => Vec::new(),
         };
+        // Where pdf-extract would have panicked reading or decoding the
+        // content, it still does, with the same message.
+        let content = match page.content {
+            Ok(Ok(content)) => Ok(content),
+            Ok(Err(e)) | Err(e) => Err(e.unwrap_message()),
+        };
         let mut collector = GlyphCollector::new(clips, deadline);
-        match pdf_extract::output_doc_page(doc, &mut collector, page_key) {
+        match pdf_extract::output_page_content(doc, &mut collector, page.key, page.id, content, fonts, forms) {
             Ok(()) => Ok(collector.finish()),
             Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
             Err(e) => Err(e.to_string()),
@@ -532,21 +575,28 @@ mod tests {
         (doc, page)
     }
 
+    /// Extracts page 1 (object `id`) with fresh caches.
+    fn extract(doc: &Document, id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
+        let content = objects::page_content(doc, id);
+        let page = Page { key: 1, id, content: &content };
+        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget)
+    }
+
     #[test]
     fn a_page_over_its_time_budget_fails_with_a_message() {
         let (doc, page) = one_page("Some text");
-        let lines = extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("within budget");
+        let lines = extract(&doc, page, PAGE_TIME_BUDGET).expect("within budget");
         assert_eq!(lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["Some text"]);
-        let err = extract_page(&doc, 1, page, Duration::ZERO).expect_err("no time at all");
+        let err = extract(&doc, page, Duration::ZERO).expect_err("no time at all");
         assert!(err.contains("time budget"), "{err}");
     }
 
     #[test]
     fn prepared_documents_extract_the_same_text() {
         let (mut doc, page) = one_page("Prepared text");
-        let before = extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("parses");
+        let before = extract(&doc, page, PAGE_TIME_BUDGET).expect("parses");
         objects::prepare_for_text(&mut doc);
-        assert_eq!(extract_page(&doc, 1, page, PAGE_TIME_BUDGET).expect("parses"), before);
+        assert_eq!(extract(&doc, page, PAGE_TIME_BUDGET).expect("parses"), before);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Small, panic-free helpers over lopdf objects.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use pdf_extract::{Dictionary, Document, Object, ObjectId};
+use pdf_extract::{ContentError, DecodedContent, Dictionary, Document, Object, ObjectId, Stream};
 
 /// Default page size (US Letter) when no MediaBox can be found.
 pub(crate) const DEFAULT_PAGE_SIZE: (f32, f32) = (612.0, 792.0);
@@ -101,11 +101,20 @@ fn media_box_size(doc: &Document, obj: &Object) -> Option<(f32, f32)> {
     (w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0).then_some((w, h))
 }
 
-/// Pre-digests a document for pdf-extract's page-by-page text walk, which
-/// re-reads every font (and every Form XObject and image it meets) on every
-/// page: once per document instead,
-/// - image XObjects are emptied (pdf-extract runs their bytes through the
-///   content-stream parser; their hashes are taken before this is called),
+/// A page's content streams, concatenated and decoded once for every walker
+/// of the page (graphics, clips, text); the outer `Err` is a page whose
+/// content could not be read at all.
+pub(crate) type PageContent = Result<DecodedContent, ContentError>;
+
+/// Reads and decodes a page's content streams (see [`PageContent`]).
+pub(crate) fn page_content(doc: &Document, page_id: ObjectId) -> PageContent {
+    doc.get_page_content(page_id).map(|bytes| pdf_extract::decode_content(&bytes)).map_err(|e| ContentError::new(&e))
+}
+
+/// Pre-digests a document for the page walks, which would otherwise re-read
+/// streams on every page: once per document instead,
+/// - image XObjects are left as stored (their raw bytes are what the page
+///   graphics hash; the text walk does not enter images),
 /// - embedded TrueType programs (`/FontFile2`) are emptied (pdf-extract
 ///   inflates and then ignores them),
 /// - embedded Type 1 programs (`/FontFile`) keep only their clear-text part
@@ -130,15 +139,39 @@ pub(crate) fn prepare_for_text(doc: &mut Document) {
             type1.insert(*id);
         }
     }
+    let is_image =
+        |stream: &Stream| stream.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice());
+    // Inflate on the worker threads (what `Stream::decompress` does, in two
+    // steps: the bytes in parallel, then the dictionary updates here).
+    let to_inflate: Vec<ObjectId> = doc
+        .objects
+        .iter()
+        .filter(|(id, obj)| {
+            matches!(obj, Object::Stream(s) if !is_image(s) && !truetype.contains(*id) && s.is_compressed())
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    let inflated = crate::par_map(&to_inflate, |_, id| match doc.objects.get(id) {
+        Some(Object::Stream(s)) => s.decompressed_content().ok(),
+        _ => None,
+    });
+    let mut inflated: HashMap<ObjectId, Option<Vec<u8>>> =
+        to_inflate.into_iter().zip(inflated).map(|(id, data)| (id, data.flatten())).collect();
     for (id, obj) in doc.objects.iter_mut() {
         let Object::Stream(stream) = obj else { continue };
-        let is_image = stream.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice());
-        if is_image || truetype.contains(id) {
+        if is_image(stream) {
+            continue;
+        }
+        if truetype.contains(id) {
             stream.set_plain_content(Vec::new());
             continue;
         }
-        if stream.is_compressed() && stream.decompress().is_err() {
-            continue;
+        if let Some(data) = inflated.remove(id) {
+            // A stream that cannot be inflated is left as it is.
+            let Some(data) = data else { continue };
+            stream.dict.remove(b"DecodeParms");
+            stream.dict.remove(b"Filter");
+            stream.set_content(data);
         }
         if type1.contains(id) {
             let clear = stream
