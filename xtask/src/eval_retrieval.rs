@@ -41,6 +41,13 @@ struct Outcome {
     events: Vec<TraceEvent>,
 }
 
+/// One rule parser for the whole run: building one compiles its regexes,
+/// which is not part of answering a question.
+fn parser() -> &'static RuleParser {
+    static PARSER: std::sync::OnceLock<RuleParser> = std::sync::OnceLock::new();
+    PARSER.get_or_init(RuleParser::new)
+}
+
 fn run_one(
     retriever: &KeywordRetriever,
     document: &ParsedDocument,
@@ -49,7 +56,7 @@ fn run_one(
     toc: bool,
 ) -> anyhow::Result<Outcome> {
     let clock = Instant::now();
-    let mut parsed: ParsedQuestion = RuleParser::new().parse(question, &document.profile)?;
+    let mut parsed: ParsedQuestion = parser().parse(question, &document.profile)?;
     parsed.activations.use_toc_navigation &= toc;
     let mut events: Vec<TraceEvent> = Vec::new();
     let retrieval = retriever.retrieve(&parsed, document, &mut events)?;

@@ -266,6 +266,13 @@ impl KeywordRetriever {
         }
     }
 
+    /// The same retriever (sharing its cache of normalised lines) with
+    /// other passage counts and window.
+    pub fn with_config(mut self, config: RetrieveConfig) -> KeywordRetriever {
+        self.config = config;
+        self
+    }
+
     /// The same retriever with other routing knobs.
     pub fn with_routing(mut self, routing: RoutingConfig) -> KeywordRetriever {
         self.routing = routing;

@@ -259,6 +259,15 @@ pub fn pdf_qa_with_document(
     Ok((run.output, document))
 }
 
+/// A keyword retriever whose cache of normalised lines lives as long as the
+/// process: the second question about a document does not normalise its
+/// lines again (14,484 lines of NIST SP 800-53 took most of a question's
+/// retrieval time).
+fn shared_retriever(config: RetrieveConfig) -> KeywordRetriever {
+    static BASE: std::sync::OnceLock<KeywordRetriever> = std::sync::OnceLock::new();
+    BASE.get_or_init(|| KeywordRetriever::new(config)).clone().with_config(config)
+}
+
 /// The parse brick's options from the caller's (the password).
 fn parse_options(options: &AskOptions) -> ParseOptions {
     match &options.password {
@@ -411,11 +420,8 @@ fn answer_parsed_after(
 
     // Retrieval brick.
     let clock = Instant::now();
-    let retriever = KeywordRetriever::new(RetrieveConfig {
-        top_k: options.top_k,
-        window: options.window,
-        reserve: options.top_k * 2,
-    });
+    let retriever =
+        shared_retriever(RetrieveConfig { top_k: options.top_k, window: options.window, reserve: options.top_k * 2 });
     implementations.insert("retrieve".to_owned(), retriever.name());
     let mut router_usage = Usage::default();
     let retrieval = match options.llm() {
