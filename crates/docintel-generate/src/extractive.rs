@@ -356,7 +356,7 @@ struct Context<'a> {
     currency_preference: Option<String>,
     /// Running headers and footers (the same line on several pages): never
     /// a text answer, whatever keywords they carry.
-    running: BTreeSet<String>,
+    running: BTreeSet<u64>,
     /// Identifiers whose heading the question asks for (layout hint
     /// `heading`: "the title of AC-2"), lower-cased: the line one of them
     /// opens is the answer.
@@ -421,15 +421,12 @@ const HEADING_BONUS: f64 = 100.0;
 /// A line repeated on at least this many pages is a running header/footer.
 const RUNNING_MIN_PAGES: usize = 3;
 
-/// The squashed, lowercased texts of lines found on [`RUNNING_MIN_PAGES`]
-/// or more distinct pages.
-fn running_lines(document: &ParsedDocument) -> BTreeSet<String> {
-    let mut pages: std::collections::HashMap<String, (u32, usize)> = std::collections::HashMap::new();
+/// The keys ([`running_key`]) of lines found on [`RUNNING_MIN_PAGES`] or
+/// more distinct pages.
+fn running_lines(document: &ParsedDocument) -> BTreeSet<u64> {
+    let mut pages: std::collections::HashMap<u64, (u32, usize)> = std::collections::HashMap::new();
     for line in &document.lines {
-        let key = running_key(&line.text);
-        if key.len() < 4 {
-            continue;
-        }
+        let Some(key) = running_key(&line.text) else { continue };
         let entry = pages.entry(key).or_insert((0, 0));
         if entry.0 != line.page {
             entry.0 = line.page;
@@ -439,8 +436,29 @@ fn running_lines(document: &ParsedDocument) -> BTreeSet<String> {
     pages.into_iter().filter(|(_, (_, n))| *n >= RUNNING_MIN_PAGES).map(|(k, _)| k).collect()
 }
 
-fn running_key(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+/// A hash of the line with whitespace runs collapsed and letters lowercased,
+/// computed without allocating (it runs on every line of the document for
+/// every text question); `None` for lines of fewer than 4 visible characters.
+fn running_key(text: &str) -> Option<u64> {
+    use std::hash::Hasher;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut visible = 0usize;
+    let mut pending_space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space {
+            hasher.write_u32(' ' as u32);
+            pending_space = false;
+        }
+        visible += 1;
+        for lower in c.to_lowercase() {
+            hasher.write_u32(lower as u32);
+        }
+    }
+    (visible >= 4).then(|| hasher.finish())
 }
 
 /// Month-first only for documents that look American: English (or unknown
@@ -872,7 +890,7 @@ impl Context<'_> {
         passage_ok: bool,
     ) -> Option<Candidate> {
         let line = view.line;
-        if self.running.contains(&running_key(&line.text)) {
+        if running_key(&line.text).is_some_and(|key| self.running.contains(&key)) {
             return None;
         }
         // The heading an asked-for identifier opens answers a "title of"

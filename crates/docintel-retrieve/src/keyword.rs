@@ -96,7 +96,9 @@ const BASELINE_MIN_LINES: usize = 20;
 /// A keyword prepared for matching.
 #[derive(Clone)]
 pub(crate) enum Matcher {
-    Text(String),
+    /// A normalised word or phrase, with its searcher built once (a keyword
+    /// is tried on every line of the document).
+    Text(String, memchr::memmem::Finder<'static>),
     Regex(Regex),
 }
 
@@ -120,7 +122,7 @@ impl PreparedKeyword {
     /// Whether the keyword occurs in a normalized text.
     pub(crate) fn matches(&self, normalized_line: &str) -> bool {
         match &self.matcher {
-            Matcher::Text(needle) => contains_word(normalized_line, needle),
+            Matcher::Text(needle, finder) => contains_word_with(normalized_line, needle, finder),
             Matcher::Regex(re) => re.is_match(normalized_line),
         }
     }
@@ -128,7 +130,7 @@ impl PreparedKeyword {
     /// Whether the (plain-text) keyword opens the line, on a word boundary.
     pub(crate) fn opens(&self, normalized_line: &str) -> bool {
         match &self.matcher {
-            Matcher::Text(needle) => {
+            Matcher::Text(needle, _) => {
                 let line = normalized_line.trim_start();
                 line.starts_with(needle.as_str())
                     && !line[needle.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-')
@@ -145,12 +147,19 @@ impl PreparedKeyword {
 
 /// Whether `needle` occurs in `haystack` starting and ending on word
 /// boundaries (so "total" matches "total:" but not "subtotal").
+#[cfg(test)]
 fn contains_word(haystack: &str, needle: &str) -> bool {
+    contains_word_with(haystack, needle, &memchr::memmem::Finder::new(needle.as_bytes()))
+}
+
+/// [`contains_word`] with the needle's searcher prepared.
+fn contains_word_with(haystack: &str, needle: &str, finder: &memchr::memmem::Finder<'_>) -> bool {
     if needle.is_empty() {
         return false;
     }
     let is_word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-    haystack.match_indices(needle).any(|(start, _)| {
+    // Byte offsets of a UTF-8 needle found in UTF-8 text are char boundaries.
+    finder.find_iter(haystack.as_bytes()).any(|start| {
         let before = haystack[..start].chars().next_back();
         let after = haystack[start + needle.len()..].chars().next();
         let needle_first = needle.chars().next();
@@ -320,7 +329,7 @@ impl KeywordRetriever {
                 if text.is_empty() || !seen.insert(text.clone()) {
                     continue;
                 }
-                Matcher::Text(text)
+                Matcher::Text(text.clone(), memchr::memmem::Finder::new(text.as_bytes()).into_owned())
             };
             prepared.push(PreparedKeyword {
                 label: keyword.text.clone(),
