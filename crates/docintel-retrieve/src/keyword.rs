@@ -98,7 +98,7 @@ const BASELINE_MIN_LINES: usize = 20;
 pub(crate) enum Matcher {
     /// A normalised word or phrase, with its searcher built once (a keyword
     /// is tried on every line of the document).
-    Text(String, memchr::memmem::Finder<'static>),
+    Text(String, Box<memchr::memmem::Finder<'static>>),
     Regex(Regex),
 }
 
@@ -329,7 +329,7 @@ impl KeywordRetriever {
                 if text.is_empty() || !seen.insert(text.clone()) {
                     continue;
                 }
-                Matcher::Text(text.clone(), memchr::memmem::Finder::new(text.as_bytes()).into_owned())
+                Matcher::Text(text.clone(), Box::new(memchr::memmem::Finder::new(text.as_bytes()).into_owned()))
             };
             prepared.push(PreparedKeyword {
                 label: keyword.text.clone(),
