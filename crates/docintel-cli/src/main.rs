@@ -141,6 +141,11 @@ struct AskArgs {
     /// or `combined` (all passages in one call).
     #[arg(long, value_parser = ["sequential", "combined"], help_heading = "Generation")]
     strategy: Option<String>,
+    /// Generation: a JSON Schema file replacing the registry's answer schema
+    /// (needs a model; it must carry the feedback fields answer_found,
+    /// complete_answer_found, warnings); the reply is printed as custom_answer.
+    #[arg(long, value_name = "FILE", help_heading = "Generation")]
+    schema: Option<PathBuf>,
     /// Generation: model name (default: $DOCINTEL_LLM_MODEL, else gpt-4.1-mini).
     #[arg(long, help_heading = "Generation")]
     model: Option<String>,
@@ -228,6 +233,7 @@ fn exit_code(error: &anyhow::Error) -> u8 {
             PipelineError::Parse(_)
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
+            | PipelineError::Schema(_)
             | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
             _ => EXIT_FAILURE,
         };
@@ -296,6 +302,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.use_toc = !args.no_toc;
     options.llm_question = args.question_parser.as_deref() != Some("rules");
     options.llm_router = args.router.as_deref() != Some("keyword");
+    options.schema = args.schema.clone();
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
     let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
         (Some(dir), [question]) => {

@@ -521,3 +521,46 @@ fn password_flag_opens_an_encrypted_pdf() {
     let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is this about?", "--password", "secret", "--no-trace"]);
     assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
 }
+
+#[test]
+fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
+    let dir = temp_dir("custom-schema");
+    let schema = dir.join("total.schema.json");
+    let span = serde_json::json!({"type": "object", "properties": {
+        "line_start": {"type": "integer"}, "line_end": {"type": "integer"},
+        "page": {"type": "integer"}, "quote": {"type": "string"}}});
+    let text = serde_json::json!({"type": "object", "properties": {
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "total": {"type": "string"}, "spans": {"type": "array", "items": span}}}},
+        "answer_found": {"type": "boolean"}, "complete_answer_found": {"type": "boolean"},
+        "warnings": {"type": "array", "items": {"type": "string"}}}});
+    std::fs::write(&schema, text.to_string()).unwrap();
+    const REPLY: &str = r#"{"items":[{"total":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"warnings":[]}"#;
+    let (base, server) = mock_openai(REPLY, 1);
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .args(["--question-parser", "rules", "--schema", schema.to_str().unwrap()])
+        .env("DOCINTEL_LLM_BASE_URL", &base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = server.join().unwrap();
+    let request: Value = serde_json::from_str(&bodies[0]).unwrap();
+    assert_eq!(request["response_format"]["json_schema"]["name"], "total_schema");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["custom_answer"]["items"][0]["total"], "$4.11", "{value:#}");
+    assert_eq!(value["citations_verified"], true);
+
+    // Offline, a custom schema is a usage problem named with the file (exit 3).
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace", "--offline"])
+        .args(["--schema", schema.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("total.schema.json") && stderr.contains("needs a model"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

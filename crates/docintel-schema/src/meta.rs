@@ -127,6 +127,10 @@ pub struct AskOutput {
     /// Whether every span lies in the passages shown and every quote was found
     /// in its cited lines.
     pub citations_verified: bool,
+    /// With a caller's JSON Schema (`ask --schema`): the model's reply in
+    /// that schema, as returned (its spans are checked like the answer's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_answer: Option<serde_json::Value>,
     /// The audit summary.
     #[serde(rename = "_meta")]
     pub meta: Meta,

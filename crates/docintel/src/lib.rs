@@ -94,6 +94,10 @@ pub struct AskOptions {
     /// too ([`LlmRouter`], keyword fallback on invalid replies). `false`
     /// keeps the keyword router.
     pub llm_router: bool,
+    /// Generation: a JSON Schema file replacing the registry's answer schema
+    /// (it must carry the feedback fields; model generation only). The reply
+    /// is returned as `custom_answer`.
+    pub schema: Option<PathBuf>,
 }
 
 impl AskOptions {
@@ -113,6 +117,7 @@ impl AskOptions {
             password: None,
             llm_question: true,
             llm_router: true,
+            schema: None,
         }
     }
 
@@ -145,6 +150,9 @@ pub enum PipelineError {
     Satellites(SatelliteError),
     /// The expert dictionary given by the caller does not load.
     Dictionary(DictionaryError),
+    /// The caller's answer schema does not load, lacks the feedback fields,
+    /// or was given without a model to fill it.
+    Schema(String),
     /// A corpus folder holds no readable document.
     EmptyCorpus {
         /// The folder.
@@ -162,6 +170,7 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Trace(e) => write!(f, "{e}"),
             PipelineError::Satellites(e) => write!(f, "{e}"),
             PipelineError::Dictionary(e) => write!(f, "{e}"),
+            PipelineError::Schema(message) => write!(f, "answer schema {message}"),
             PipelineError::EmptyCorpus { folder, unreadable } => {
                 write!(f, "{folder}: no readable document (pdf, txt, md, docx)")?;
                 for line in unreadable {
@@ -182,6 +191,7 @@ impl std::error::Error for PipelineError {
             | PipelineError::Trace(_)
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
+            | PipelineError::Schema(_)
             | PipelineError::EmptyCorpus { .. } => None,
             PipelineError::Brick { source, .. } => Some(source.as_ref()),
         }
@@ -457,11 +467,22 @@ fn answer_parsed_after(
     let clock = Instant::now();
     let generation = match &options.generator {
         GeneratorChoice::Extractive => {
+            if let Some(path) = &options.schema {
+                return Err(PipelineError::Schema(format!(
+                    "{}: a custom answer schema needs a model (set DOCINTEL_LLM_BASE_URL or OPENAI_API_KEY)",
+                    path.display()
+                )));
+            }
             run_generator(&ExtractiveGenerator::new(), &parsed, document, &retrieval, &mut trace, &mut implementations)?
         }
         GeneratorChoice::Llm { config, model } => {
             let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
-            let generator = LlmGenerator::new(transport, model.clone());
+            let mut generator = LlmGenerator::new(transport, model.clone());
+            if let Some(path) = &options.schema {
+                let custom = docintel_generate::CustomSchema::from_file(path)
+                    .map_err(|e| PipelineError::Schema(format!("{}: {e}", path.display())))?;
+                generator = generator.with_custom_schema(custom);
+            }
             run_generator(&generator, &parsed, document, &retrieval, &mut trace, &mut implementations)?
         }
     };
@@ -547,8 +568,14 @@ fn answer_parsed_after(
         trace_dir: None,
         corpus: None,
     };
-    let output =
-        AskOutput { question, document: document.source.clone(), answer: generation.answer, citations_verified, meta };
+    let output = AskOutput {
+        question,
+        document: document.source.clone(),
+        answer: generation.answer,
+        citations_verified,
+        custom_answer: generation.answer_json,
+        meta,
+    };
     Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
 }
 
