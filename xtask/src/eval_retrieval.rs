@@ -13,8 +13,8 @@
 //!   against a flat Okapi BM25 over page texts (k1 = 1.2, b = 0.75, the
 //!   question's tokens) computed in the same run, per question type too.
 //!   Every PDF is parsed once; the parsed documents are cached as JSON under
-//!   `target/eval-cache/` keyed by the PDF's content hash (`--no-cache`
-//!   re-parses).
+//!   `target/eval-cache/` keyed by the PDF's content hash and the xtask
+//!   build, so a rebuilt parser re-parses (`--no-cache` always re-parses).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -75,6 +75,17 @@ fn run_one(
         }
     }
     Ok(Outcome { hit: pages.iter().any(|p| gold.contains(p)), lines_shown, micros, pages, events })
+}
+
+/// When this binary was built (its file's modification time, seconds), so
+/// cached parses are per build; 0 when unknown.
+fn build_stamp() -> u64 {
+    std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
 }
 
 fn percentile(sorted: &[u128], q: f64) -> f64 {
@@ -253,13 +264,16 @@ fn financebench_rows(shared: &Path) -> anyhow::Result<Vec<Row>> {
 
 /// Parses `pdf`, or loads the parsed document cached under `cache_dir` for
 /// the same bytes.
+///
+/// The key also carries [`build_stamp`]: a rebuilt parser never reads
+/// tables cached by an older one.
 fn load_document(pdf: &Path, cache_dir: Option<&Path>) -> anyhow::Result<(ParsedDocument, bool)> {
     let Some(cache_dir) = cache_dir else {
         return Ok((parse_pdf(pdf)?, false));
     };
     let bytes = std::fs::read(pdf).with_context(|| format!("reading {}", pdf.display()))?;
     let stem = pdf.file_stem().and_then(|s| s.to_str()).unwrap_or("document");
-    let cached = cache_dir.join(format!("{stem}-{}.json", &docintel::content_hash(&bytes)[..12]));
+    let cached = cache_dir.join(format!("{stem}-{}-{}.json", &docintel::content_hash(&bytes)[..12], build_stamp()));
     if let Ok(text) = std::fs::read_to_string(&cached)
         && let Ok(document) = serde_json::from_str::<ParsedDocument>(&text)
     {
