@@ -407,7 +407,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             let (response, cut) = match self.model.complete(&request) {
                 Ok(response) => (response, false),
                 Err(error) => match L::cut_reply(&error) {
-                    Some(raw) => (cut_response(raw), true),
+                    Some(raw) => (LlmResponse::cut(raw), true),
                     None => return Err(LlmGenerateError::Model { call, source: Box::new(error) }),
                 },
             };
@@ -549,25 +549,6 @@ fn choose(
         }
     }
     (answer, chosen.json)
-}
-
-/// The response of a reply cut at the token limit, read leniently from its
-/// raw body (id, model, usage; no content is trusted).
-fn cut_response(raw: &Value) -> LlmResponse {
-    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
-    let count = |key: &str| raw.pointer(key).and_then(Value::as_u64).unwrap_or(0);
-    LlmResponse {
-        id: text(raw.get("id")),
-        model: text(raw.get("model")),
-        content: String::new(),
-        finish_reason: "length".to_owned(),
-        usage: Usage {
-            input_tokens: count("/usage/prompt_tokens"),
-            output_tokens: count("/usage/completion_tokens"),
-            cached_tokens: count("/usage/prompt_tokens_details/cached_tokens"),
-        },
-        raw: raw.clone(),
-    }
 }
 
 fn failure(question: &ParsedQuestion, schema_name: &str, warning: String) -> Answer {

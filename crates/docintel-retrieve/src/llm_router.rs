@@ -173,18 +173,7 @@ impl<L: LanguageModel> Router for LlmRouter<L> {
             // A reply cut at the token limit is an unusable reply, not a
             // broken transport: the keyword router decides this level.
             Err(error) => match L::cut_reply(&error) {
-                Some(raw) => LlmResponse {
-                    id: raw.get("id").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                    model: raw.get("model").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                    content: String::new(),
-                    finish_reason: "length".to_owned(),
-                    usage: docintel_schema::Usage {
-                        input_tokens: raw.pointer("/usage/prompt_tokens").and_then(Value::as_u64).unwrap_or(0),
-                        output_tokens: raw.pointer("/usage/completion_tokens").and_then(Value::as_u64).unwrap_or(0),
-                        cached_tokens: 0,
-                    },
-                    raw: raw.clone(),
-                },
+                Some(raw) => LlmResponse::cut(raw),
                 None => return Err(LlmRouterError::Transport(error)),
             },
         };

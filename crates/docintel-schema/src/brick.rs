@@ -158,6 +158,28 @@ pub struct LlmResponse {
     pub raw: serde_json::Value,
 }
 
+impl LlmResponse {
+    /// The response of a reply cut at the output token limit (see
+    /// [`LanguageModel::cut_reply`]), read leniently from its raw body: id,
+    /// model and usage; no content is trusted.
+    pub fn cut(raw: &serde_json::Value) -> LlmResponse {
+        let text = |key: &str| raw.get(key).and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+        let count = |pointer: &str| raw.pointer(pointer).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        LlmResponse {
+            id: text("id"),
+            model: text("model"),
+            content: String::new(),
+            finish_reason: "length".to_owned(),
+            usage: Usage {
+                input_tokens: count("/usage/prompt_tokens"),
+                output_tokens: count("/usage/completion_tokens"),
+                cached_tokens: count("/usage/prompt_tokens_details/cached_tokens"),
+            },
+            raw: raw.clone(),
+        }
+    }
+}
+
 /// A language-model transport (OpenAI-compatible server, replay, ...).
 pub trait LanguageModel {
     /// The transport's error type.
