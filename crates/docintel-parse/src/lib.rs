@@ -69,7 +69,8 @@ pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
 pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
-    DOCUMENT_FILES, DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables,
+    DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
+    write_tables,
 };
 pub use textdoc::{parse_file, parse_file_with_options};
 

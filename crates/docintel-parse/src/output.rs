@@ -9,7 +9,7 @@
 //! | `pages.parquet`   | every `PageInfo` column; `decorative_image_hashes` is `list<string>`  |
 //! | `toc.parquet`     | `id, parent (nullable), level, title, start_page, end_page, source`   |
 //! | `chunks.parquet`  | every `Chunk` field                                                   |
-//! | `profile.json`    | `source`, `content_hash` (full SHA-256 hex), `profile`, `diagnostics` |
+//! | `profile.json`    | `source`, `content_hash` (full SHA-256 hex), `parser_build`, `profile`, `diagnostics` |
 //!
 //! Integers are `uint32`, coordinates `float32`, booleans `bool`, text
 //! `utf8`; `figure_kind` and `parent` are nullable; TOC `source` is the
@@ -105,8 +105,14 @@ fn slug(stem: &str) -> String {
     if s.is_empty() { "document".to_owned() } else { s }
 }
 
-/// True when all five files are present in `folder` and `profile.json`'s
-/// `content_hash` starts with the hash suffix of the folder name.
+/// A hash of the parser's sources (this crate and the vendored pdf-extract
+/// fork, see `build.rs`), written to `profile.json` as `parser_build`: tables
+/// written by other parser code are stale even when the document is not.
+pub const PARSER_BUILD: &str = env!("DOCINTEL_PARSE_SOURCE_STAMP");
+
+/// True when all five files are present in `folder`, `profile.json`'s
+/// `content_hash` starts with the hash suffix of the folder name, and its
+/// `parser_build` is this build's [`PARSER_BUILD`].
 pub fn is_up_to_date(folder: &Path) -> bool {
     if !DOCUMENT_FILES.iter().all(|f| folder.join(f).is_file()) {
         return false;
@@ -121,6 +127,7 @@ pub fn is_up_to_date(folder: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(folder.join("profile.json")) else { return false };
     let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else { return false };
     json.get("content_hash").and_then(|h| h.as_str()).is_some_and(|h| h.len() == 64 && h.starts_with(suffix))
+        && json.get("parser_build").and_then(|b| b.as_str()) == Some(PARSER_BUILD)
 }
 
 /// Writes the document's tables to `dir` (created if needed):
@@ -146,6 +153,7 @@ pub fn write_tables(
     let profile = serde_json::json!({
         "source": doc.source,
         "content_hash": source_bytes_hash,
+        "parser_build": PARSER_BUILD,
         "profile": doc.profile,
         "diagnostics": doc.diagnostics,
     });

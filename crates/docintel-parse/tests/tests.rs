@@ -632,6 +632,8 @@ fn aws_invoice_tables_round_trip_through_parquet() {
     let profile: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("profile.json")).unwrap()).unwrap();
     assert_eq!(profile["content_hash"], hash.as_str());
+    assert_eq!(profile["parser_build"], docintel_parse::PARSER_BUILD);
+    assert_eq!(docintel_parse::PARSER_BUILD.len(), 16);
     assert_eq!(profile["source"], doc.source.as_str());
     assert_eq!(profile["profile"]["doc_type"], "invoice");
     assert_eq!(profile["diagnostics"].as_array().unwrap().len(), doc.diagnostics.len());
@@ -641,6 +643,13 @@ fn aws_invoice_tables_round_trip_through_parquet() {
     assert!(docintel_parse::is_up_to_date(&dir));
     std::fs::remove_file(dir.join("toc.parquet")).unwrap();
     assert!(!docintel_parse::is_up_to_date(&dir));
+    // Tables written by another parser build are stale.
+    let profile_path = dir.join("profile.json");
+    let written = std::fs::read_to_string(&profile_path).unwrap();
+    std::fs::write(&profile_path, written.replace(docintel_parse::PARSER_BUILD, "0123456789abcdef")).unwrap();
+    assert!(!docintel_parse::is_up_to_date(&dir));
+    docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
+    assert!(docintel_parse::is_up_to_date(&dir));
     // A profile with another hash is stale too.
     docintel_parse::write_tables(&doc, &chunks, &"0".repeat(64), &dir).unwrap();
     assert!(!docintel_parse::is_up_to_date(&dir));

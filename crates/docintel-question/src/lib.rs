@@ -95,7 +95,9 @@ pub use dictionary::{DictionaryError, ExpertDictionary};
 pub use dispatch::{decide_activations, default_plan};
 pub use follow_up::{is_follow_up, rewrite_follow_up};
 pub use llm::{FullParse, LLM_PARSER_NAME, LlmParse, LlmQuestionParser};
-pub use persist::{PersistError, load_parsed_question, parsed_question_path, profile_hash, save_parsed_question};
+pub use persist::{
+    PersistError, QUESTION_BUILD, load_parsed_question, parsed_question_path, profile_hash, save_parsed_question,
+};
 pub use satellites::{SatelliteError, Satellites};
 pub use table::TableError;
 

@@ -4,9 +4,11 @@
 //!
 //! The file is a `ParsedQuestion` object with one extra key, `_cache`, that
 //! holds the cache key: the hash of the document profile the question was
-//! parsed for. The same question parses differently on a PDF and on a DOCX
-//! (pages, TOC), so a record saved for another profile — or a record
-//! without `_cache`, such as one written by the trace — is a cache miss.
+//! parsed for and the [`QUESTION_BUILD`] stamp of the rules that parsed it.
+//! The same question parses differently on a PDF and on a DOCX (pages,
+//! TOC), and differently again once the rules change, so a record saved for
+//! another profile or by another build — or a record without `_cache`, such
+//! as one written by the trace — is a cache miss.
 //! Writes go through a temporary file and a rename: a reader never sees
 //! half a file.
 
@@ -21,6 +23,10 @@ use sha2::{Digest, Sha256};
 
 /// The file name inside the question folder.
 pub const PARSED_QUESTION_FILE: &str = "parsed_question.json";
+
+/// A hash of this crate's sources and data files (see `build.rs`): a parsed
+/// question saved by other rules is not reused.
+pub const QUESTION_BUILD: &str = env!("DOCINTEL_QUESTION_SOURCE_STAMP");
 
 /// The key under which the cache key is stored.
 const CACHE_KEY: &str = "_cache";
@@ -96,7 +102,10 @@ pub fn save_parsed_question(
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let mut value = serde_json::to_value(parsed).expect("a parsed question serialises");
     if let Value::Object(map) = &mut value {
-        map.insert(CACHE_KEY.to_owned(), json!({ "profile_hash": profile_hash(profile), "parser": parsed.parser }));
+        map.insert(
+            CACHE_KEY.to_owned(),
+            json!({ "profile_hash": profile_hash(profile), "parser": parsed.parser, "build": QUESTION_BUILD }),
+        );
     }
     let mut bytes = serde_json::to_vec_pretty(&value).expect("JSON serialises");
     bytes.push(b'\n');
@@ -111,7 +120,8 @@ pub fn save_parsed_question(
 
 /// The parsed question saved for `question` on `document_path` with this
 /// `profile`, or `None` on a cache miss: no file, a file saved for another
-/// profile or another question (slug collision), or a file without a cache
+/// profile, by another build of the rules ([`QUESTION_BUILD`]) or for
+/// another question (slug collision), or a file without a cache
 /// key. A file that exists but is not JSON of a parsed question is an error.
 pub fn load_parsed_question(
     out_dir: &Path,
@@ -127,13 +137,15 @@ pub fn load_parsed_question(
     };
     let corrupt = |message: String| PersistError::Corrupt { path: path.clone(), message };
     let mut value: Value = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
-    let stored_hash =
-        value.get(CACHE_KEY).and_then(|c| c.get("profile_hash")).and_then(Value::as_str).map(str::to_owned);
+    let stored = |key: &str| value.get(CACHE_KEY).and_then(|c| c.get(key)).and_then(Value::as_str).map(str::to_owned);
+    let (stored_hash, stored_build) = (stored("profile_hash"), stored("build"));
     if let Value::Object(map) = &mut value {
         map.remove(CACHE_KEY);
     }
     let parsed: ParsedQuestion = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
-    let hit = stored_hash.as_deref() == Some(profile_hash(profile).as_str()) && parsed.original_question == question;
+    let hit = stored_hash.as_deref() == Some(profile_hash(profile).as_str())
+        && stored_build.as_deref() == Some(QUESTION_BUILD)
+        && parsed.original_question == question;
     Ok(hit.then_some(parsed))
 }
 
@@ -179,6 +191,22 @@ mod tests {
         let fewer_pages = DocumentProfile { n_pages: Some(2), ..pdf_profile() };
         check("other-page-count", q, &pdf_profile(), &fewer_pages, q, false);
         check("other-question", q, &pdf_profile(), &pdf_profile(), "What is the premium?", false);
+    }
+
+    #[test]
+    fn a_parse_saved_by_other_rules_is_a_miss() {
+        let out = scratch("other-build");
+        let document = Path::new("doc.pdf");
+        let question = "What is the title of control AC-2?";
+        let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
+        let path = save_parsed_question(&out, document, &pdf_profile(), &parsed).unwrap();
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), Some(parsed));
+        let saved = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(QUESTION_BUILD.len(), 16);
+        assert!(saved.contains(QUESTION_BUILD));
+        std::fs::write(&path, saved.replace(QUESTION_BUILD, "0123456789abcdef")).unwrap();
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None);
+        std::fs::remove_dir_all(&out).unwrap();
     }
 
     #[test]
