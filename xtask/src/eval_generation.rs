@@ -1,7 +1,14 @@
-//! `cargo xtask eval generation [--record] [--context line|paragraph|page] [--token-budget N] [--context-window N] [--verbose]`:
+//! `cargo xtask eval generation [--record] [--shared DIR] [--context line|paragraph|page] [--token-budget N] [--context-window N] [--verbose]`:
 //! what the LLM generator's dispatch costs and whether its citations hold,
-//! on a fixed question set over the project's invoices
-//! (`fixtures/eval/generation/questions.json`).
+//! on a fixed question set over the project's invoices and NIST CSF excerpt
+//! (`fixtures/eval/generation/questions.json`), or with `--shared DIR` on
+//! the 25 single-fact (title lookup) questions of the NIST SP 800-53 rendered
+//! QA (`DIR/core/nist_sp800-53r5_rendered_qa.json`, a 400-page catalogue).
+//!
+//! The shared set is where top-1-first is meant to pay: a long document,
+//! five candidates retrieved, one of them enough. It runs the oracle live
+//! (it is code, so nothing is recorded): evidence is the control's heading
+//! line, `<control id> <gold title>`.
 //!
 //! Every question is parsed, retrieved (top 5, window 2, then expanded to the
 //! answer context the question parser chose, or to `--context`) and answered twice
@@ -96,6 +103,35 @@ fn load_cases(path: &Path) -> anyhow::Result<Vec<Case>> {
         });
     }
     Ok(cases)
+}
+
+/// The single-fact questions of the NIST SP 800-53 rendered QA: each
+/// `lookup` item asks a control's title; its evidence is the heading line.
+fn nist_cases(shared: &Path) -> anyhow::Result<(PathBuf, Vec<Case>)> {
+    let gold_path = shared.join("core/nist_sp800-53r5_rendered_qa.json");
+    let text = std::fs::read_to_string(&gold_path).with_context(|| format!("reading {}", gold_path.display()))?;
+    let gold: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", gold_path.display()))?;
+    let mut cases = Vec::new();
+    for item in gold["items"].as_array().context("NIST QA: no items")? {
+        if item["kind"] != "lookup" {
+            continue;
+        }
+        let field =
+            |key: &str| item[key].as_str().map(str::to_owned).with_context(|| format!("NIST QA item lacks {key}"));
+        let (id, title) = (field("control_id")?, field("answer")?);
+        cases.push(Case {
+            id: format!("nist_{id}"),
+            document: String::new(),
+            question: field("question")?,
+            listing: false,
+            answers: vec![Gold {
+                evidence: vec![vec![format!("{id} {title}")]],
+                value: Value::String(title.clone()),
+                text: title,
+            }],
+        });
+    }
+    Ok((shared.join("core/nist_sp800-53r5_catalog_rendered.pdf"), cases))
 }
 
 /// Prompt tokens of a chat request: cl100k_base tokens of every message
@@ -252,9 +288,10 @@ impl std::fmt::Display for ModelError {
 impl std::error::Error for ModelError {}
 
 /// Replays recordings (checking their usage against the request text), or
-/// records the oracle's replies first.
+/// records the oracle's replies first; without a replay directory
+/// (`--shared`) the oracle answers live.
 struct EvalModel<'a> {
-    replay: ReplayTransport,
+    replay: Option<ReplayTransport>,
     oracle: Option<Oracle<'a>>,
     bpe: &'a CoreBPE,
     recorded: RefCell<u32>,
@@ -263,12 +300,16 @@ struct EvalModel<'a> {
 impl LanguageModel for &EvalModel<'_> {
     type Error = ModelError;
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, ModelError> {
+        let Some(replay) = &self.replay else {
+            let oracle = self.oracle.as_ref().ok_or_else(|| ModelError("no oracle and no recordings".into()))?;
+            return oracle.reply(request).map_err(|e| ModelError(format!("{e:#}")));
+        };
         if let Some(oracle) = &self.oracle {
             let response = oracle.reply(request).map_err(|e| ModelError(format!("{e:#}")))?;
-            self.replay.record(request, &response).map_err(|e| ModelError(e.to_string()))?;
+            replay.record(request, &response).map_err(|e| ModelError(e.to_string()))?;
             *self.recorded.borrow_mut() += 1;
         }
-        let response = self.replay.complete(request).map_err(|e| {
+        let response = replay.complete(request).map_err(|e| {
             ModelError(format!("{e} (prompts changed? re-record with `cargo xtask eval generation --record`)"))
         })?;
         let counted = prompt_tokens(self.bpe, request);
@@ -294,6 +335,7 @@ struct Run {
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut record = false;
     let mut verbose = false;
+    let mut shared: Option<PathBuf> = None;
     let mut context: Option<AnswerContext> = None;
     let mut options = DispatchOptions::default();
     let mut iter = args.iter();
@@ -306,6 +348,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         };
         match arg.as_str() {
             "--record" => record = true,
+            "--shared" => shared = Some(PathBuf::from(iter.next().context("--shared needs a directory")?)),
             "--verbose" => verbose = true,
             "--context" => {
                 context = Some(match iter.next().map(String::as_str) {
@@ -322,18 +365,28 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().context("xtask has a parent")?.to_owned();
     let dir = root.join("fixtures/eval/generation");
-    let cases = load_cases(&dir.join("questions.json"))?;
+    if record && shared.is_some() {
+        bail!("--record writes the project's recordings; the --shared set runs the oracle live");
+    }
+    let (shared_pdf, cases) = match &shared {
+        Some(shared) => {
+            let (pdf, cases) = nist_cases(shared)?;
+            (Some(pdf), cases)
+        }
+        None => (None, load_cases(&dir.join("questions.json"))?),
+    };
     let bpe = tiktoken_rs::cl100k_base().map_err(|e| anyhow::anyhow!("cl100k_base: {e}"))?;
     let replay_dir: PathBuf = match context {
         None => dir.join("replay"),
         Some(c) => dir.join(format!("replay-{}", serde_json::to_value(c)?.as_str().unwrap_or("context"))),
     };
+    let live = shared.is_some();
     if record && replay_dir.exists() {
         std::fs::remove_dir_all(&replay_dir).with_context(|| format!("clearing {}", replay_dir.display()))?;
     }
     let model = EvalModel {
-        replay: ReplayTransport::new(&replay_dir),
-        oracle: record.then_some(Oracle { cases: &cases, bpe: &bpe }),
+        replay: (!live).then(|| ReplayTransport::new(&replay_dir)),
+        oracle: (record || live).then_some(Oracle { cases: &cases, bpe: &bpe }),
         bpe: &bpe,
         recorded: RefCell::new(0),
     };
@@ -342,8 +395,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut documents: BTreeMap<String, ParsedDocument> = BTreeMap::new();
 
     println!(
-        "eval generation: {} questions, model {MODEL} (replayed), tokenizer cl100k_base, answer context {}",
+        "eval generation: {} questions{}, model {MODEL} ({}), tokenizer cl100k_base, answer context {}",
         cases.len(),
+        shared_pdf.as_ref().map(|p| format!(" on {}", p.display())).unwrap_or_default(),
+        if live { "live" } else { "replayed" },
         context.map(|c| format!("{c:?} (forced)")).unwrap_or_else(|| "from the question parser".to_owned())
     );
     println!(
@@ -355,7 +410,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut exits: BTreeMap<String, u32> = BTreeMap::new();
     for case in &cases {
         if !documents.contains_key(&case.document) {
-            let path = root.join("fixtures").join(&case.document);
+            let path = shared_pdf.clone().unwrap_or_else(|| root.join("fixtures").join(&case.document));
             let document = parse_pdf(&path).with_context(|| format!("parsing {}", path.display()))?;
             documents.insert(case.document.clone(), document);
         }
@@ -468,6 +523,26 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// The shared NIST set keeps the lookups only, with the heading line as
+    /// evidence and the title as the gold value.
+    #[test]
+    fn nist_lookups_become_cases() {
+        let dir = std::env::temp_dir().join(format!("docintel-eval-gen-nist-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("core")).unwrap();
+        let qa = serde_json::json!({"source": "test", "items": [
+            {"question": "What is the title of control PM-23?", "answer": "Data Governance Body", "control_id": "PM-23", "kind": "lookup"},
+            {"question": "Which controls are related to PM-23?", "answer": "AT-2, AT-3", "control_id": "PM-23", "kind": "list"},
+        ]});
+        std::fs::write(dir.join("core/nist_sp800-53r5_rendered_qa.json"), qa.to_string()).unwrap();
+        let (pdf, cases) = super::nist_cases(&dir).unwrap();
+        assert!(pdf.ends_with("core/nist_sp800-53r5_catalog_rendered.pdf"));
+        assert_eq!(cases.len(), 1);
+        assert_eq!(cases[0].id, "nist_PM-23");
+        assert_eq!(cases[0].answers[0].evidence, vec![vec!["PM-23 Data Governance Body".to_owned()]]);
+        assert_eq!(cases[0].answers[0].value, "Data Governance Body");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// The committed recordings match today's prompts, schemas, question
     /// parsing and retrieval (a replay miss or a usage mismatch is an error).
     #[test]
