@@ -13,8 +13,9 @@
 //!   against a flat Okapi BM25 over page texts (k1 = 1.2, b = 0.75, the
 //!   question's tokens) computed in the same run, per question type too.
 //!   Every PDF is parsed once; the parsed documents are cached as JSON under
-//!   `target/eval-cache/` keyed by the PDF's content hash and the xtask
-//!   build, so a rebuilt parser re-parses (`--no-cache` always re-parses).
+//!   `target/eval-cache/` keyed by the PDF's content hash and the parser's
+//!   source stamp ([`docintel::PARSER_BUILD`]), so changed parser code
+//!   re-parses (`--no-cache` always re-parses).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -75,17 +76,6 @@ fn run_one(
         }
     }
     Ok(Outcome { hit: pages.iter().any(|p| gold.contains(p)), lines_shown, micros, pages, events })
-}
-
-/// When this binary was built (its file's modification time, seconds), so
-/// cached parses are per build; 0 when unknown.
-fn build_stamp() -> u64 {
-    std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs())
 }
 
 fn percentile(sorted: &[u128], q: f64) -> f64 {
@@ -265,15 +255,16 @@ fn financebench_rows(shared: &Path) -> anyhow::Result<Vec<Row>> {
 /// Parses `pdf`, or loads the parsed document cached under `cache_dir` for
 /// the same bytes.
 ///
-/// The key also carries [`build_stamp`]: a rebuilt parser never reads
-/// tables cached by an older one.
+/// The key also carries [`docintel::PARSER_BUILD`]: changed parser code
+/// never reads tables cached by an older one.
 fn load_document(pdf: &Path, cache_dir: Option<&Path>) -> anyhow::Result<(ParsedDocument, bool)> {
     let Some(cache_dir) = cache_dir else {
         return Ok((parse_pdf(pdf)?, false));
     };
     let bytes = std::fs::read(pdf).with_context(|| format!("reading {}", pdf.display()))?;
     let stem = pdf.file_stem().and_then(|s| s.to_str()).unwrap_or("document");
-    let cached = cache_dir.join(format!("{stem}-{}-{}.json", &docintel::content_hash(&bytes)[..12], build_stamp()));
+    let cached =
+        cache_dir.join(format!("{stem}-{}-{}.json", &docintel::content_hash(&bytes)[..12], docintel::PARSER_BUILD));
     if let Ok(text) = std::fs::read_to_string(&cached)
         && let Ok(document) = serde_json::from_str::<ParsedDocument>(&text)
     {
@@ -403,6 +394,8 @@ impl PageBm25 {
 struct Tally {
     n: usize,
     ours: usize,
+    /// Ours without TOC routing (the same search over the whole document).
+    no_toc: usize,
     bm25: usize,
 }
 
@@ -430,12 +423,14 @@ fn financebench(args: &Args) -> anyhow::Result<()> {
             continue;
         };
         let ours = run_one(&retriever, document, &row.question, &row.evidence_pages, true)?;
+        let no_toc = run_one(&retriever, document, &row.question, &row.evidence_pages, false)?;
         let flat = bm25.top(&row.question, TOP_K);
         let flat_hit = flat.iter().any(|p| row.evidence_pages.contains(p));
         micros.push(ours.micros);
         for tally in [&mut total, by_type.entry(row.question_type.clone()).or_default()] {
             tally.n += 1;
             tally.ours += usize::from(ours.hit);
+            tally.no_toc += usize::from(no_toc.hit);
             tally.bm25 += usize::from(flat_hit);
         }
         if !ours.hit && (args.verbose || flat_hit) {
@@ -456,14 +451,17 @@ fn financebench(args: &Args) -> anyhow::Result<()> {
     micros.sort_unstable();
     let share = |hits: usize, n: usize| hits as f64 / n.max(1) as f64;
     println!();
-    println!("evidence-page recall@{TOP_K}           ours    BM25 pages");
+    println!("evidence-page recall@{TOP_K}           ours    no TOC  BM25 pages");
     for (name, t) in by_type.iter().chain([(&"all".to_owned(), &total)]) {
         println!(
-            "  {name:<22} n={:<4} {:.2}    {:.2}   ({}/{} vs {}/{})",
+            "  {name:<22} n={:<4} {:.2}    {:.2}    {:.2}   ({}/{} vs {}/{} vs {}/{})",
             t.n,
             share(t.ours, t.n),
+            share(t.no_toc, t.n),
             share(t.bm25, t.n),
             t.ours,
+            t.n,
+            t.no_toc,
             t.n,
             t.bm25,
             t.n

@@ -711,6 +711,29 @@ impl KeywordRetriever {
         let mut passages: Vec<Passage> = ranked.into_iter().map(|c| c.passage).collect();
         let mut rest = passages.split_off(top_k.min(passages.len()));
         rest.extend(held_back.drain(..).map(|c| c.passage));
+
+        // Next batch wider than the route: when routing narrowed the search,
+        // the best passages outside the routed pages share the reserve, so
+        // that "not in this section" leads elsewhere instead of nowhere.
+        if let (Some(routed_pages), Some(_)) = (routed.as_ref(), scope.as_ref()) {
+            let wide = self.search(&keywords, document, &normalized, None, kind_re, None);
+            let outside: Vec<Passage> = wide
+                .candidates
+                .into_iter()
+                .map(|c| c.passage)
+                .filter(|p| !routed_pages.contains(&p.page))
+                .take(self.config.reserve.div_ceil(2))
+                .collect();
+            if !outside.is_empty() {
+                rest.truncate(self.config.reserve - outside.len());
+                notes.push(format!(
+                    "next batch: {} passage(s) from outside the routed sections held in the reserve",
+                    outside.len()
+                ));
+                methods_used.push("wide_reserve".to_owned());
+                rest.extend(outside);
+            }
+        }
         rest.truncate(self.config.reserve);
 
         // Answer context: line, paragraph, page or section, as asked.
@@ -1194,6 +1217,11 @@ pub(crate) mod tests {
         let r = check(&doc, &question(&["limits", "fee"], "text", &[]), 5);
         assert!(r.methods_used.contains(&"toc".to_owned()), "{r:?}");
         assert!(r.passages.iter().all(|p| p.page == 2), "{r:?}");
+        // The next batch reaches outside the route: page 1's fee lines wait
+        // in the reserve, after what the routed pages held back.
+        assert!(r.methods_used.contains(&"wide_reserve".to_owned()), "{r:?}");
+        assert!(r.reserve.iter().any(|p| p.page == 1), "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("outside the routed sections")), "{:?}", r.notes);
         // Without TOC navigation both pages compete.
         let mut q = question(&["limits", "fee"], "text", &[]);
         q.activations.use_toc_navigation = false;

@@ -39,7 +39,9 @@ pub use docintel_parse::{
     ChunkConfig, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options, parse_pdf,
     vision_candidates,
 };
-pub use docintel_parse::{DocumentFolder, OutputError, content_hash, document_folder, is_up_to_date, write_tables};
+pub use docintel_parse::{
+    DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date, write_tables,
+};
 pub use docintel_question::{
     DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
 };
