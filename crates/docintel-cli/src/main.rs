@@ -146,6 +146,17 @@ struct AskArgs {
     /// complete_answer_found, warnings); the reply is printed as custom_answer.
     #[arg(long, value_name = "FILE", help_heading = "Generation")]
     schema: Option<PathBuf>,
+    /// Generation: up to N rounds in all; when the model's answer is not
+    /// found, incomplete or badly cited, retrieval runs again with the
+    /// keywords the model discovered (needs a model; each round costs a
+    /// generation).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=5), help_heading = "Generation")]
+    iterate: Option<u32>,
+    /// Generation: a JSONL bank of validated examples (`{"question", "answer",
+    /// "tags"}` per line); the 3-5 closest become few-shot examples in the
+    /// model's prompt (needs a model).
+    #[arg(long, value_name = "FILE", help_heading = "Generation")]
+    examples: Option<PathBuf>,
     /// Generation: model name (default: $DOCINTEL_LLM_MODEL, else gpt-4.1-mini).
     #[arg(long, help_heading = "Generation")]
     model: Option<String>,
@@ -303,6 +314,8 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.llm_question = args.question_parser.as_deref() != Some("rules");
     options.llm_router = args.router.as_deref() != Some("keyword");
     options.schema = args.schema.clone();
+    options.iterate = args.iterate;
+    options.examples = args.examples.clone();
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
     let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
         (Some(dir), [question]) => {

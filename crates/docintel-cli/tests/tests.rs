@@ -114,13 +114,35 @@ const FULL_PARSE: &str = r#"{"corrected_question":"What is the total amount?","l
 /// and a handle yielding the request bodies it received. It stops by itself
 /// after `max_requests`.
 fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    mock_openai_replies(vec![answer_json], max_requests)
+}
+
+/// [`mock_openai`] answering the non-parse calls with `answers` in turn (the
+/// last one repeated).
+fn mock_openai_replies(
+    answers: Vec<&'static str>,
+    max_requests: usize,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
-        let mut bodies = Vec::new();
-        for stream in listener.incoming().take(max_requests) {
-            let mut stream = stream.unwrap();
+        let mut bodies: Vec<String> = Vec::new();
+        // Stops after `max_requests`, or 60 s without one (a client that
+        // makes fewer calls than expected fails its test instead of hanging).
+        listener.set_nonblocking(true).unwrap();
+        let mut idle_since = std::time::Instant::now();
+        while bodies.len() < max_requests && idle_since.elapsed() < std::time::Duration::from_secs(60) {
+            let mut stream = match listener.accept() {
+                Ok((stream, _)) => stream,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    continue;
+                }
+                Err(e) => panic!("accept: {e}"),
+            };
+            stream.set_nonblocking(false).unwrap();
+            idle_since = std::time::Instant::now();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut length = 0;
             loop {
@@ -142,7 +164,9 @@ fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            let content = if schema_name == "full_parse" { FULL_PARSE } else { answer_json };
+            let answered = bodies.iter().filter(|b| !b.contains("\"full_parse\"")).count();
+            let content =
+                if schema_name == "full_parse" { FULL_PARSE } else { answers[answered.min(answers.len() - 1)] };
             bodies.push(body);
             let reply = serde_json::json!({
                 "id": format!("chatcmpl-{}", bodies.len()),
@@ -217,6 +241,102 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["_meta"]["tokens_in"], 100);
     assert_ne!(value["_meta"]["implementations"]["question"], "llm/0.1");
+}
+
+#[test]
+fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
+    // Round 1: the model finds nothing but names a better search term;
+    // round 2: it answers from line 13 ("$4.11").
+    const NOT_FOUND: &str = r#"{"items":[],"answer_found":false,"complete_answer_found":false,"confidence":0.0,"warnings":["no total in the passages"],"keywords_found":[],"llm_discovered_keywords":["invoice summary"],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    const FOUND: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let pdf = fixture("AmazonWebServices.pdf");
+    let run = |extra: &[&str], max_requests: usize| {
+        let (base, server) = mock_openai_replies(vec![NOT_FOUND, FOUND], max_requests);
+        let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+            .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+            .args(["--question-parser", "rules", "--strategy", "combined"])
+            .args(extra)
+            .env("DOCINTEL_LLM_BASE_URL", &base)
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let bodies = server.join().unwrap();
+        (serde_json::from_slice::<Value>(&out.stdout).unwrap(), bodies)
+    };
+
+    // Without --iterate: one call, an honest not-found.
+    let (value, bodies) = run(&[], 1);
+    assert_eq!(bodies.iter().filter(|b| b.contains("GLOBAL_LINE")).count(), 1);
+    assert_eq!(value["answer"]["answer_found"], false, "{value:#}");
+
+    // With --iterate 2: a second round whose prompt carries the new keyword.
+    let (value, bodies) = run(&["--iterate", "2"], 2);
+    let calls: Vec<&String> = bodies.iter().filter(|b| b.contains("GLOBAL_LINE")).collect();
+    assert_eq!(calls.len(), 2, "{bodies:?}");
+    let user = |body: &str| -> String {
+        let request: Value = serde_json::from_str(body).unwrap();
+        request["messages"][1]["content"].as_str().unwrap().to_owned()
+    };
+    let keywords = |body: &str| user(body).lines().find(|l| l.starts_with("KEYWORDS:")).unwrap().to_owned();
+    assert!(!keywords(calls[0]).contains("invoice summary"), "{}", keywords(calls[0]));
+    assert!(keywords(calls[1]).contains("invoice summary"), "{}", keywords(calls[1]));
+    assert_eq!(value["answer"]["answer_found"], true, "{value:#}");
+    assert_eq!(value["citations_verified"], true, "{value:#}");
+    assert_eq!(value["_meta"]["iterations"], 2);
+    assert_eq!(value["_meta"]["tokens_in"], 200, "both rounds count");
+    let notes = value["_meta"]["retrieval_notes"].to_string();
+    assert!(notes.contains("feedback round 2: answer not found"), "{notes}");
+}
+
+#[test]
+fn examples_bank_puts_the_closest_examples_in_the_prompt() {
+    const FOUND: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let dir = std::env::temp_dir().join(format!("docintel-cli-examples-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bank = dir.join("bank.jsonl");
+    std::fs::write(
+        &bank,
+        concat!(
+            r#"{"question": "What is the total amount due on the invoice?", "answer": {"items": [{"text": "$12.00"}]}, "tags": ["amount"]}"#,
+            "\n",
+            r#"{"question": "Who is the landlord of the lease?", "answer": {"items": [{"text": "ACME"}]}, "tags": ["text"]}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let (base, server) = mock_openai(FOUND, 1);
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .args(["--question-parser", "rules", "--examples", bank.to_str().unwrap()])
+        .env("DOCINTEL_LLM_BASE_URL", &base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = server.join().unwrap();
+    let request: Value = serde_json::from_str(&bodies[0]).unwrap();
+    let system = request["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("What is the total amount due on the invoice?"), "{system}");
+    assert!(!system.contains("landlord"), "far examples stay out: {system}");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fragments = value["_meta"]["fragments_applied"].to_string();
+    assert!(fragments.contains("few_shot"), "{fragments}");
+
+    // A bank that is not JSONL is a bad-input error naming the file.
+    std::fs::write(&bank, "not json\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace"])
+        .args(["--question-parser", "rules", "--examples", bank.to_str().unwrap()])
+        .env("DOCINTEL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bank.jsonl"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

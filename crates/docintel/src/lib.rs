@@ -100,6 +100,14 @@ pub struct AskOptions {
     /// (it must carry the feedback fields; model generation only). The reply
     /// is returned as `custom_answer`.
     pub schema: Option<PathBuf>,
+    /// Generation: retry retrieval with the model's discovered keywords when
+    /// the answer is insufficient, up to this many rounds in all (turns the
+    /// question's `iterate_on_feedback` on; `None` keeps the dispatcher's
+    /// choice). Only model generators discover keywords.
+    pub iterate: Option<u32>,
+    /// Generation: a JSONL bank of validated examples; the closest ones
+    /// become the few-shot fragment of the model's prompt.
+    pub examples: Option<PathBuf>,
 }
 
 impl AskOptions {
@@ -120,6 +128,8 @@ impl AskOptions {
             llm_question: true,
             llm_router: true,
             schema: None,
+            iterate: None,
+            examples: None,
         }
     }
 
@@ -430,44 +440,14 @@ fn answer_parsed_after(
         skipped.push(SkippedStep { step: "embeddings".into(), reason: "no embedding model in this build".into() });
     }
 
-    // Retrieval brick.
-    let clock = Instant::now();
-    let retriever =
-        shared_retriever(RetrieveConfig { top_k: options.top_k, window: options.window, reserve: options.top_k * 2 });
-    implementations.insert("retrieve".to_owned(), retriever.name());
-    let mut router_usage = Usage::default();
-    let retrieval = match options.llm() {
-        Some((config, model)) if options.llm_router && parsed.activations.use_toc_navigation => {
-            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
-            let router = LlmRouter::new(transport, model, RoutingConfig::STANDARD);
-            implementations.insert("route".to_owned(), docintel_schema::Router::name(&router));
-            let retrieval = retriever
-                .retrieve_with_router(&router, &parsed, document, &mut trace)
-                .map_err(|e| brick_error("retrieve")(Box::new(e)))?;
-            for (i, response) in router.responses().into_iter().enumerate() {
-                router_usage.input_tokens += response.usage.input_tokens;
-                router_usage.output_tokens += response.usage.output_tokens;
-                router_usage.cached_tokens += response.usage.cached_tokens;
-                trace.record(TraceEvent {
-                    brick: "retrieve".into(),
-                    step: "llm_route".into(),
-                    detail: serde_json::json!({
-                        "call": i + 1,
-                        "model": model,
-                        "usage": response.usage,
-                        "raw": response.raw,
-                    }),
-                });
-            }
-            retrieval
-        }
-        _ => retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?,
-    };
-    timings.insert("retrieve".to_owned(), clock.elapsed().as_millis() as u64);
+    if let Some(rounds) = options.iterate {
+        parsed.activations.iterate_on_feedback = rounds > 1;
+        parsed.activations.max_iterations = rounds.max(1);
+        parsed.parsing_notes.push(format!("feedback rounds set to {} by the caller", rounds.max(1)));
+    }
 
-    // Generation brick: the implementation chosen by the caller.
-    let clock = Instant::now();
-    let generation = match &options.generator {
+    // The generator chosen by the caller, built once for every round.
+    let llm_generator = match &options.generator {
         GeneratorChoice::Extractive => {
             if let Some(path) = &options.schema {
                 return Err(PipelineError::Schema(format!(
@@ -475,7 +455,7 @@ fn answer_parsed_after(
                     path.display()
                 )));
             }
-            run_generator(&ExtractiveGenerator::new(), &parsed, document, &retrieval, &mut trace, &mut implementations)?
+            None
         }
         GeneratorChoice::Llm { config, model } => {
             let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
@@ -485,19 +465,133 @@ fn answer_parsed_after(
                     .map_err(|e| PipelineError::Schema(format!("{}: {e}", path.display())))?;
                 generator = generator.with_custom_schema(custom);
             }
-            run_generator(&generator, &parsed, document, &retrieval, &mut trace, &mut implementations)?
+            if let Some(path) = &options.examples {
+                let bank = docintel_generate::ExampleBank::load(path)
+                    .map_err(|e| PipelineError::Schema(format!("{}: {e}", path.display())))?;
+                // Tags: the answer type and, when matched, the concept.
+                let tags: Vec<String> =
+                    std::iter::once(parsed.answer_type.clone()).chain(parsed.matched_concept.clone()).collect();
+                let picked = bank.select(&parsed.original_question, &tags, &Default::default());
+                trace.record(TraceEvent {
+                    brick: "generate".into(),
+                    step: "few_shot".into(),
+                    detail: serde_json::json!({
+                        "bank": path.display().to_string(),
+                        "bank_size": bank.len(),
+                        "tags": tags,
+                        "picked": picked.iter().map(|p| serde_json::json!({"index": p.index, "score": p.score, "question": p.example.question})).collect::<Vec<_>>(),
+                    }),
+                });
+                generator = generator.with_examples(picked.into_iter().map(|p| p.example).collect());
+            }
+            Some(generator)
         }
     };
-    timings.insert("generate".to_owned(), clock.elapsed().as_millis() as u64);
 
-    // Validation: every span inside a passage shown, every quote in its lines.
-    let problems = docintel_generate::verify_citations(&generation.answer, document, &generation.passages_shown);
+    // Retrieval, generation and validation, in rounds: with
+    // iterate_on_feedback, an insufficient answer whose model named new
+    // keywords sends retrieval out again with them (feedback::retry_hint).
+    let retriever =
+        shared_retriever(RetrieveConfig { top_k: options.top_k, window: options.window, reserve: options.top_k * 2 });
+    implementations.insert("retrieve".to_owned(), retriever.name());
+    let mut router_usage = Usage::default();
+    let mut generation_usage = Usage::default();
+    let mut generation_calls = 0u32;
+    let mut feedback_notes = Vec::new();
+    let mut round = 1u32;
+    let (retrieval, generation, problems) = loop {
+        // Retrieval brick.
+        let clock = Instant::now();
+        let retrieval = match options.llm() {
+            Some((config, model)) if options.llm_router && parsed.activations.use_toc_navigation => {
+                let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+                let router = LlmRouter::new(transport, model, RoutingConfig::STANDARD);
+                implementations.insert("route".to_owned(), docintel_schema::Router::name(&router));
+                let retrieval = retriever
+                    .retrieve_with_router(&router, &parsed, document, &mut trace)
+                    .map_err(|e| brick_error("retrieve")(Box::new(e)))?;
+                for (i, response) in router.responses().into_iter().enumerate() {
+                    router_usage.input_tokens += response.usage.input_tokens;
+                    router_usage.output_tokens += response.usage.output_tokens;
+                    router_usage.cached_tokens += response.usage.cached_tokens;
+                    trace.record(TraceEvent {
+                        brick: "retrieve".into(),
+                        step: "llm_route".into(),
+                        detail: serde_json::json!({
+                            "call": i + 1,
+                            "round": round,
+                            "model": model,
+                            "usage": response.usage,
+                            "raw": response.raw,
+                        }),
+                    });
+                }
+                retrieval
+            }
+            _ => retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?,
+        };
+        *timings.entry("retrieve".to_owned()).or_default() += clock.elapsed().as_millis() as u64;
+
+        // Generation brick.
+        let clock = Instant::now();
+        let generation = match &llm_generator {
+            None => run_generator(
+                &ExtractiveGenerator::new(),
+                &parsed,
+                document,
+                &retrieval,
+                &mut trace,
+                &mut implementations,
+            )?,
+            Some(generator) => {
+                run_generator(generator, &parsed, document, &retrieval, &mut trace, &mut implementations)?
+            }
+        };
+        *timings.entry("generate".to_owned()).or_default() += clock.elapsed().as_millis() as u64;
+        generation_usage.input_tokens += generation.usage.input_tokens;
+        generation_usage.output_tokens += generation.usage.output_tokens;
+        generation_usage.cached_tokens += generation.usage.cached_tokens;
+        generation_calls += generation.iterations;
+
+        // Validation: every span inside a passage shown, every quote in its lines.
+        let problems = docintel_generate::verify_citations(&generation.answer, document, &generation.passages_shown);
+        trace.record(TraceEvent {
+            brick: "generate".into(),
+            step: "validate".into(),
+            detail: serde_json::json!({ "round": round, "citations_verified": problems.is_empty(), "problems": problems }),
+        });
+
+        let hint = if parsed.activations.iterate_on_feedback {
+            let known: Vec<String> = parsed.keywords.iter().map(|k| k.text.clone()).collect();
+            docintel_generate::feedback::retry_hint(
+                &generation.answer,
+                &problems,
+                round,
+                parsed.activations.max_iterations,
+                &known,
+            )
+        } else {
+            None
+        };
+        let Some(hint) = hint else { break (retrieval, generation, problems) };
+        trace.record(TraceEvent {
+            brick: "generate".into(),
+            step: "feedback_retry".into(),
+            detail: serde_json::json!({ "round": round, "reason": hint.reason, "keywords": hint.keywords }),
+        });
+        feedback_notes.push(format!("feedback round {}: {}", round + 1, hint.reason));
+        for keyword in &hint.keywords {
+            parsed.keywords.push(docintel_schema::Keyword {
+                text: keyword.clone(),
+                weight: 1.0,
+                source: docintel_schema::KeywordSource::LlmExpansion,
+                is_regex: false,
+                semantic_group: None,
+            });
+        }
+        round += 1;
+    };
     let citations_verified = problems.is_empty();
-    trace.record(TraceEvent {
-        brick: "generate".into(),
-        step: "validate".into(),
-        detail: serde_json::json!({ "citations_verified": citations_verified, "problems": problems }),
-    });
 
     // Cost from the models table: tokens times the listed prices of the model
     // we asked for (servers may answer with a dated variant of the name).
@@ -506,8 +600,8 @@ fn answer_parsed_after(
         GeneratorChoice::Llm { model, .. } => Some(model),
     };
     // Every model call of the question counts: parsing, routing, generation.
-    let tokens_in = question_usage.input_tokens + router_usage.input_tokens + generation.usage.input_tokens;
-    let tokens_out = question_usage.output_tokens + router_usage.output_tokens + generation.usage.output_tokens;
+    let tokens_in = question_usage.input_tokens + router_usage.input_tokens + generation_usage.input_tokens;
+    let tokens_out = question_usage.output_tokens + router_usage.output_tokens + generation_usage.output_tokens;
     let cost_usd = match priced_model {
         None => 0.0,
         Some(model) => match parser.satellites().model(model) {
@@ -539,8 +633,8 @@ fn answer_parsed_after(
         parsed_question_cached: false,
         skipped,
         parsing_notes: parsed.parsing_notes.clone(),
-        retrieval_notes: retrieval.notes.clone(),
-        iterations: generation.iterations,
+        retrieval_notes: retrieval.notes.iter().chain(&feedback_notes).cloned().collect(),
+        iterations: generation_calls,
         retrieval_methods_used: retrieval.methods_used.clone(),
         implementations,
         model: generation.model.clone(),
