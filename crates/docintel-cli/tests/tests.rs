@@ -253,7 +253,7 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     let run = |extra: &[&str], max_requests: usize| {
         let (base, server) = mock_openai_replies(vec![NOT_FOUND, FOUND], max_requests);
         let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-            .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+            .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"])
             .args(["--question-parser", "rules", "--strategy", "combined"])
             .args(extra)
             .env("DOCINTEL_LLM_BASE_URL", &base)
@@ -266,12 +266,13 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     };
 
     // Without --iterate: one call, an honest not-found.
-    let (value, bodies) = run(&[], 1);
+    let (value, bodies) = run(&["--no-trace"], 1);
     assert_eq!(bodies.iter().filter(|b| b.contains("GLOBAL_LINE")).count(), 1);
     assert_eq!(value["answer"]["answer_found"], false, "{value:#}");
 
     // With --iterate 2: a second round whose prompt carries the new keyword.
-    let (value, bodies) = run(&["--iterate", "2"], 2);
+    let out = temp_dir("iterate");
+    let (value, bodies) = run(&["--iterate", "2", "--out", out.to_str().unwrap()], 2);
     let calls: Vec<&String> = bodies.iter().filter(|b| b.contains("GLOBAL_LINE")).collect();
     assert_eq!(calls.len(), 2, "{bodies:?}");
     let user = |body: &str| -> String {
@@ -287,6 +288,14 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     assert_eq!(value["_meta"]["tokens_in"], 200, "both rounds count");
     let notes = value["_meta"]["retrieval_notes"].to_string();
     assert!(notes.contains("feedback round 2: answer not found"), "{notes}");
+    // The replay rebuilds both rounds' prompts byte for byte.
+    let replay = docintel(&["trace", "replay", question_folder(&out).to_str().unwrap(), "--json"]);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
+    let report: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    assert_eq!(checks.iter().filter(|c| c["what"].as_str().unwrap().ends_with("user prompt")).count(), 2, "{report}");
+    assert!(checks.iter().all(|c| c["identical"] == true), "{report}");
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
@@ -308,7 +317,7 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     let (base, server) = mock_openai(FOUND, 1);
     let pdf = fixture("AmazonWebServices.pdf");
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--out", dir.to_str().unwrap()])
         .args(["--question-parser", "rules", "--examples", bank.to_str().unwrap()])
         .env("DOCINTEL_LLM_BASE_URL", &base)
         .env_remove("OPENAI_API_KEY")
@@ -323,6 +332,9 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fragments = value["_meta"]["fragments_applied"].to_string();
     assert!(fragments.contains("few_shot"), "{fragments}");
+    let replay = docintel(&["trace", "replay", question_folder(&dir).to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert!(report["checks"].as_array().unwrap().iter().all(|c| c["identical"] == true), "{report}");
 
     // A bank that is not JSONL is a bad-input error naming the file.
     std::fs::write(&bank, "not json\n").unwrap();

@@ -281,6 +281,18 @@ pub fn pdf_qa_with_document(
     Ok((run.output, document))
 }
 
+/// A keyword a feedback round adds to the question (the model discovered
+/// it); the replay adds the same one when it meets the round in the trace.
+fn feedback_keyword(text: &str) -> docintel_schema::Keyword {
+    docintel_schema::Keyword {
+        text: text.to_owned(),
+        weight: 1.0,
+        source: docintel_schema::KeywordSource::LlmExpansion,
+        is_regex: false,
+        semantic_group: None,
+    }
+}
+
 /// A keyword retriever whose cache of normalised lines lives as long as the
 /// process: the second question about a document does not normalise its
 /// lines again (14,484 lines of NIST SP 800-53 took most of a question's
@@ -479,7 +491,7 @@ fn answer_parsed_after(
                         "bank": path.display().to_string(),
                         "bank_size": bank.len(),
                         "tags": tags,
-                        "picked": picked.iter().map(|p| serde_json::json!({"index": p.index, "score": p.score, "question": p.example.question})).collect::<Vec<_>>(),
+                        "picked": picked.iter().map(|p| serde_json::json!({"index": p.index, "score": p.score, "question": p.example.question, "answer_json": p.example.answer_json})).collect::<Vec<_>>(),
                     }),
                 });
                 generator = generator.with_examples(picked.into_iter().map(|p| p.example).collect());
@@ -580,15 +592,7 @@ fn answer_parsed_after(
             detail: serde_json::json!({ "round": round, "reason": hint.reason, "keywords": hint.keywords }),
         });
         feedback_notes.push(format!("feedback round {}: {}", round + 1, hint.reason));
-        for keyword in &hint.keywords {
-            parsed.keywords.push(docintel_schema::Keyword {
-                text: keyword.clone(),
-                weight: 1.0,
-                source: docintel_schema::KeywordSource::LlmExpansion,
-                is_regex: false,
-                semantic_group: None,
-            });
-        }
+        parsed.keywords.extend(hint.keywords.iter().map(|k| feedback_keyword(k)));
         round += 1;
     };
     let citations_verified = problems.is_empty();
@@ -919,7 +923,6 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
     });
 
     let generator = trace.output.meta.implementations.get("generate").cloned().unwrap_or_default();
-    let calls: Vec<&TraceEvent> = trace.events.iter().filter(|e| e.step == "llm_response").collect();
     if generator.starts_with("extractive") {
         let mut sink = docintel_schema::NullSink;
         let generation = ExtractiveGenerator::new()
@@ -937,8 +940,37 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
             },
         });
     }
-    for event in calls {
-        let call = event.detail.get("call").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    // The prompts change with the trace: few-shot picks join the system
+    // prompt, feedback rounds add keywords before the calls that follow.
+    let mut parsed = parsed;
+    let mut examples: Vec<docintel_generate::FewShotExample> = Vec::new();
+    let mut seen_calls = 0usize;
+    for event in &trace.events {
+        match (event.brick.as_str(), event.step.as_str()) {
+            ("generate", "few_shot") => {
+                examples = event.detail["picked"]
+                    .as_array()
+                    .map(|picked| {
+                        picked
+                            .iter()
+                            .map(|p| docintel_generate::FewShotExample {
+                                question: p["question"].as_str().unwrap_or_default().to_owned(),
+                                answer_json: p["answer_json"].as_str().unwrap_or_default().to_owned(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                continue;
+            }
+            ("generate", "feedback_retry") => {
+                let added = event.detail["keywords"].as_array().into_iter().flatten().filter_map(|k| k.as_str());
+                parsed.keywords.extend(added.map(feedback_keyword));
+                continue;
+            }
+            (_, "llm_response") => seen_calls += 1,
+            _ => continue,
+        }
+        let call = event.detail.get("call").and_then(serde_json::Value::as_u64).unwrap_or(seen_calls as u64);
         let passages: Vec<docintel_schema::Passage> = event
             .detail
             .get("passages")
@@ -947,7 +979,7 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
             .unwrap_or_default();
         let request = event.detail.get("request");
         let recorded = |key: &str| request.and_then(|r| r.get(key)).and_then(serde_json::Value::as_str);
-        let (system, _) = docintel_generate::build_system_prompt(&parsed);
+        let (system, _) = docintel_generate::prompt::build_system_prompt_with_examples(&parsed, &examples);
         let user = docintel_generate::build_user_prompt(&parsed, &document, &passages);
         for (name, rebuilt) in [("system", system), ("user", user)] {
             let check = match recorded(name) {
