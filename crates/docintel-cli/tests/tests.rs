@@ -628,6 +628,32 @@ fn corpus_mode_picks_the_file_that_answers() {
     assert_eq!(value["answer"]["items"][0]["value"]["currency"], "USD");
     assert_eq!(value["citations_verified"], true);
 
+    // With a model: the picked file's question parse and generation are the
+    // model's (parse, then one generation call answering from line 13).
+    const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let (base, server) = mock_openai(ANSWER, 2);
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args([
+            "ask",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "What is the total amount of the Amazon Web Services invoice?",
+        ])
+        .args(["--json", "--no-trace"])
+        .env("DOCINTEL_LLM_BASE_URL", &base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies = server.join().unwrap();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(bodies[0].contains("\"full_parse\""), "the question parse comes first");
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(value["document"].as_str().unwrap().ends_with("AmazonWebServices.pdf"), "{}", value["document"]);
+    assert_eq!(value["_meta"]["implementations"]["question"], "llm/0.1", "{:#}", value["_meta"]);
+    assert_eq!(value["_meta"]["tokens_in"], 200);
+    assert_eq!(value["citations_verified"], true);
+
     // A corpus needs only the question; an empty folder is bad input.
     let usage = docintel(&["ask", "--corpus", corpus.to_str().unwrap(), "a.pdf", "What?"]);
     assert_eq!(usage.status.code(), Some(2));

@@ -740,7 +740,9 @@ pub fn load_corpus(
 /// With no file picked, the file with the most keyword hits is answered (an
 /// honest "not found" when nothing matches). `_meta.corpus` records the
 /// level; the trace, when `options.out_dir` is set, goes under the answering
-/// file's folder.
+/// file's folder. The corpus level itself routes on the rule parse of the
+/// question (file names and summaries need no model); each tried file's
+/// parse uses the model when one is configured, like [`pdf_qa`].
 pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
     let Some((_, first)) = corpus.documents.first() else {
         return Err(PipelineError::EmptyCorpus {
@@ -775,8 +777,10 @@ pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Resul
     let mut best: Option<(AskOutput, Vec<TraceEvent>, ParsedQuestion, usize)> = None;
     for &index in &order {
         let (path, document) = &corpus.documents[index];
-        let parsed = parser.parse(question, &document.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
-        let run = answer_parsed(document, parsed, &parser, options)?;
+        // Each file's question parse sees its own profile (pages, TOC); with
+        // a model configured it is the model's parse, as in `pdf_qa`.
+        let question_run = parse_question(&parser, question, &document.profile, options)?;
+        let run = answer_parsed_after(document, question_run, &parser, options)?;
         let feedback = &run.output.answer.feedback;
         let sufficient = feedback.answer_found && feedback.complete_answer_found && run.output.citations_verified;
         tried.push(format!(
