@@ -1099,7 +1099,23 @@ impl Generator for ExtractiveGenerator {
         if !sequential {
             selection = ctx.select(&candidates);
         }
-        let found = !selection.items.is_empty();
+        // A listing that names a labelled field is answered by that label's
+        // list (one item per element), not by every line with a keyword.
+        let labelled = (question.answer_shape == AnswerShape::Listing && ctx.kind == Kind::Text)
+            .then(|| crate::labelled::labelled_list(question, document, &shown))
+            .flatten();
+        if let Some(list) = &labelled {
+            trace.record(TraceEvent {
+                brick: "generate".to_owned(),
+                step: "labelled_list".to_owned(),
+                detail: json!({
+                    "label": list.label,
+                    "items": list.items.len(),
+                    "line": list.items.first().map(|i| i.spans[0].line_start),
+                }),
+            });
+        }
+        let found = !selection.items.is_empty() || labelled.is_some();
         let exit = if found { "sufficient" } else { "exhausted" };
         let iterations = if sequential { shown.len() as u32 } else { u32::from(!passages.is_empty()) };
 
@@ -1111,6 +1127,17 @@ impl Generator for ExtractiveGenerator {
             }
         }
         let feedback = match &selection.best {
+            _ if labelled.is_some() => AnswerFeedback {
+                answer_found: true,
+                complete_answer_found: true,
+                confidence: 0.8,
+                warnings: Vec::new(),
+                keywords_found,
+                llm_discovered_keywords: Vec::new(),
+                conflicting_evidence: false,
+                context_structured: true,
+                suggested_clarification: None,
+            },
             Some(best) if found => {
                 let mut warnings = Vec::new();
                 if let AnswerValue::Amount(a) = &best.value {
@@ -1150,7 +1177,7 @@ impl Generator for ExtractiveGenerator {
         let answer = Answer {
             answer_shape: question.answer_shape,
             answer_type: question.answer_type.clone(),
-            items: selection.items,
+            items: labelled.map_or(selection.items, |list| list.items),
             extraction_method: ExtractionMethod::Extractive,
             feedback,
         };

@@ -66,6 +66,7 @@ pub mod feedback;
 pub mod fewshot;
 pub mod fields;
 mod keywords;
+mod labelled;
 mod layout;
 pub mod llm;
 pub mod prompt;
