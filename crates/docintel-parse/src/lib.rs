@@ -61,6 +61,7 @@ mod lang;
 mod objects;
 mod output;
 mod repair;
+mod shared_pages;
 mod tables;
 mod textdoc;
 mod toc;
@@ -333,6 +334,7 @@ pub fn parse_pdf_bytes_with_options(
             });
         }
     }
+    shared_pages::extend_into_shared_pages(&mut toc, &lines);
     let table_pages = tables::table_pages(&lines, &page_infos);
     if !table_pages.is_empty() {
         let list: Vec<String> = table_pages.iter().map(u32::to_string).collect();
