@@ -7,6 +7,14 @@
 //! with the parser's message (a clean refusal), `PANIC` (the child died: a
 //! panic escaped, or a signal such as a stack overflow) or `HANG` (killed at
 //! the timeout). Totals at the end; the target is 0 panics, 0 hangs.
+//!
+//! `--mutate N [--seed S]` then parses N mutants of those PDFs: each copy
+//! gets one deterministic damage (random bytes flipped, cut short, a chunk
+//! repeated, or a number inside the file — an offset, a length, an object
+//! number — replaced by a huge or zero one). This is a mutation smoke test,
+//! not coverage-guided fuzzing (that is the cargo-fuzz target in `fuzz/`,
+//! which needs a nightly toolchain this machine does not have). A mutant
+//! that panics or hangs is kept under `target/stress-mutants/` to reproduce.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,7 +24,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-const USAGE: &str = "usage: cargo xtask stress [--shared DIR] [--timeout SECS]";
+const USAGE: &str = "usage: cargo xtask stress [--shared DIR] [--timeout SECS] [--mutate N] [--seed S]";
 
 /// How a child process ended.
 #[derive(Debug)]
@@ -92,12 +100,16 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut shared = crate::bench::default_shared();
     let mut timeout = Duration::from_secs(60);
+    let mut mutants = 0usize;
+    let mut seed = 0x5eed_d0c5_u64;
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).with_context(|| format!("{} needs a value\n{USAGE}", args[i]));
         match args[i].as_str() {
             "--shared" => shared = PathBuf::from(value?),
             "--timeout" => timeout = Duration::from_secs(value?.parse().context("--timeout SECS")?),
+            "--mutate" => mutants = value?.parse().context("--mutate N")?,
+            "--seed" => seed = value?.parse().context("--seed S")?,
             other => bail!("unknown argument {other}\n{USAGE}"),
         }
         i += 2;
@@ -114,58 +126,179 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     files.extend(arogya);
 
     let exe = std::env::current_exe().context("locating the xtask binary")?;
-    let (mut ok, mut errors, mut panics, mut hangs, mut failed_pages) = (0, 0, 0, 0, 0u64);
+    let mut tally = Tally::default();
     let started = Instant::now();
     for file in &files {
         let shown = file.strip_prefix(&shared).unwrap_or(file).display().to_string();
-        let mut cmd = Command::new(&exe);
-        cmd.arg("bench").arg("parse-one").arg(file);
-        let t0 = Instant::now();
-        let outcome = run_child(cmd, timeout);
-        let secs = t0.elapsed().as_secs_f64();
-        let line = match outcome {
-            Outcome::Exited { code: 0, stdout, .. } => {
-                match stdout.lines().rev().find(|l| l.starts_with('{')).map(serde_json::from_str::<Value>) {
-                    Some(Ok(v)) if v["error"].is_string() => {
-                        errors += 1;
-                        format!("error  {}", v["error"].as_str().unwrap_or(""))
-                    }
-                    Some(Ok(v)) => {
-                        ok += 1;
-                        let failed = v["failed_pages"].as_u64().unwrap_or(0);
-                        failed_pages += failed;
-                        let lines = v["lines"].as_array().map_or(0, Vec::len);
-                        let failed = if failed > 0 { format!(", {failed} page(s) failed") } else { String::new() };
-                        format!("ok     pages={} lines={lines}{failed}", v["pages"])
-                    }
-                    _ => {
-                        panics += 1;
-                        "PANIC  no result printed".to_owned()
-                    }
+        let (_, line) = parse_in_child(&exe, file, timeout, &mut tally)?;
+        println!("{shown:<70} {line}");
+    }
+    println!("{} files in {:.1} s: {}", files.len(), started.elapsed().as_secs_f64(), tally.summary());
+
+    if mutants > 0 {
+        mutate_and_parse(&exe, &files, mutants, seed, timeout)?;
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct Tally {
+    ok: usize,
+    errors: usize,
+    panics: usize,
+    hangs: usize,
+    failed_pages: u64,
+}
+
+impl Tally {
+    fn summary(&self) -> String {
+        format!(
+            "{} parsed ({} page(s) failed inside them), {} clean errors, {} panics, {} hangs",
+            self.ok, self.failed_pages, self.errors, self.panics, self.hangs
+        )
+    }
+}
+
+/// Parses `file` in a child (`xtask bench parse-one`); returns whether it
+/// ended cleanly (parsed or refused) and the report line.
+fn parse_in_child(exe: &Path, file: &Path, timeout: Duration, tally: &mut Tally) -> anyhow::Result<(bool, String)> {
+    let mut cmd = Command::new(exe);
+    cmd.arg("bench").arg("parse-one").arg(file);
+    let t0 = Instant::now();
+    let outcome = run_child(cmd, timeout);
+    let secs = t0.elapsed().as_secs_f64();
+    let (clean, line) = match outcome {
+        Outcome::Exited { code: 0, stdout, .. } => {
+            match stdout.lines().rev().find(|l| l.starts_with('{')).map(serde_json::from_str::<Value>) {
+                Some(Ok(v)) if v["error"].is_string() => {
+                    tally.errors += 1;
+                    (true, format!("error  {}", v["error"].as_str().unwrap_or("")))
+                }
+                Some(Ok(v)) => {
+                    tally.ok += 1;
+                    let failed = v["failed_pages"].as_u64().unwrap_or(0);
+                    tally.failed_pages += failed;
+                    let lines = v["lines"].as_array().map_or(0, Vec::len);
+                    let failed = if failed > 0 { format!(", {failed} page(s) failed") } else { String::new() };
+                    (true, format!("ok     pages={} lines={lines}{failed}", v["pages"]))
+                }
+                _ => {
+                    tally.panics += 1;
+                    (false, "PANIC  no result printed".to_owned())
                 }
             }
-            Outcome::Exited { code, stderr, .. } => {
-                panics += 1;
-                format!("PANIC  exit {code}: {}", last_line(&stderr))
-            }
-            Outcome::Signalled { stderr } => {
-                panics += 1;
-                format!("PANIC  killed by a signal: {}", last_line(&stderr))
-            }
-            Outcome::TimedOut => {
-                hangs += 1;
-                format!("HANG   no result after {} s", timeout.as_secs())
-            }
-            Outcome::SpawnFailed(e) => bail!("cannot start {}: {e}", exe.display()),
-        };
-        println!("{shown:<70} {secs:>6.2}s  {line}");
+        }
+        Outcome::Exited { code, stderr, .. } => {
+            tally.panics += 1;
+            (false, format!("PANIC  exit {code}: {}", last_line(&stderr)))
+        }
+        Outcome::Signalled { stderr } => {
+            tally.panics += 1;
+            (false, format!("PANIC  killed by a signal: {}", last_line(&stderr)))
+        }
+        Outcome::TimedOut => {
+            tally.hangs += 1;
+            (false, format!("HANG   no result after {} s", timeout.as_secs()))
+        }
+        Outcome::SpawnFailed(e) => bail!("cannot start {}: {e}", exe.display()),
+    };
+    Ok((clean, format!("{secs:>6.2}s  {line}")))
+}
+
+/// xorshift64*: a deterministic stream for the mutations (no crate needed
+/// for a handful of random numbers, and the seed makes a run reproducible).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
-    println!(
-        "{} files in {:.1} s: {ok} parsed ({failed_pages} page(s) failed inside them), {errors} clean errors, \
-         {panics} panics, {hangs} hangs",
-        files.len(),
-        started.elapsed().as_secs_f64()
-    );
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One damage applied to `bytes`; returns its description.
+fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) -> String {
+    let len = bytes.len().max(1);
+    match rng.below(4) {
+        0 => {
+            let n = 1 + rng.below(16);
+            for _ in 0..n {
+                let at = rng.below(len);
+                if let Some(b) = bytes.get_mut(at) {
+                    *b ^= 1 << rng.below(8);
+                }
+            }
+            format!("{n} bit(s) flipped")
+        }
+        1 => {
+            let at = rng.below(len);
+            bytes.truncate(at);
+            format!("cut at byte {at}")
+        }
+        2 => {
+            let at = rng.below(len);
+            let n = (1 + rng.below(4096)).min(bytes.len() - at.min(bytes.len()));
+            let chunk = bytes[at..at + n].to_vec();
+            let to = rng.below(len);
+            bytes.splice(to..to, chunk);
+            format!("{n} byte(s) from {at} repeated at {to}")
+        }
+        _ => {
+            // A run of digits (an offset, a /Length, an object number)
+            // replaced by an extreme value.
+            let starts: Vec<usize> =
+                (1..bytes.len()).filter(|&i| bytes[i].is_ascii_digit() && !bytes[i - 1].is_ascii_digit()).collect();
+            if starts.is_empty() {
+                bytes.truncate(len / 2);
+                return "no number: cut in half".to_owned();
+            }
+            let at = starts[rng.below(starts.len())];
+            let end = at + bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let value: &[u8] = match rng.below(3) {
+                0 => b"0",
+                1 => b"99999999999",
+                _ => b"4294967295",
+            };
+            bytes.splice(at..end, value.iter().copied());
+            format!("number at byte {at} set to {}", String::from_utf8_lossy(value))
+        }
+    }
+}
+
+fn mutate_and_parse(exe: &Path, files: &[PathBuf], n: usize, seed: u64, timeout: Duration) -> anyhow::Result<()> {
+    let sources: Vec<(&PathBuf, Vec<u8>)> = files
+        .iter()
+        .filter_map(|f| std::fs::read(f).ok().map(|b| (f, b)))
+        .filter(|(_, b)| b.starts_with(b"%PDF") && b.len() <= 8 << 20)
+        .collect();
+    if sources.is_empty() {
+        bail!("no PDF under 8 MiB to mutate");
+    }
+    let dir = crate::tidy::project_root().join("target/stress-mutants");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut rng = Rng(seed | 1);
+    let mut tally = Tally::default();
+    let started = Instant::now();
+    for i in 0..n {
+        let (source, bytes) = &sources[rng.below(sources.len())];
+        let mut bytes = bytes.clone();
+        let damage = mutate(&mut bytes, &mut rng);
+        let name = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let path = dir.join(format!("{i:04}-{name}"));
+        std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+        let (clean, line) = parse_in_child(exe, &path, timeout, &mut tally)?;
+        if clean {
+            let _ = std::fs::remove_file(&path);
+        } else {
+            println!("mutant {i:04} of {name} ({damage}): {line}  kept: {}", path.display());
+        }
+    }
+    println!("{n} mutants (seed {seed}) in {:.1} s: {}", started.elapsed().as_secs_f64(), tally.summary());
     Ok(())
 }
 
