@@ -56,12 +56,19 @@ pub(crate) fn load(
     let path = name.to_string();
     let password = options.password.as_deref();
     let mut notes = Vec::new();
-    let first = match try_load(bytes, password) {
-        Ok(doc) => return Ok((doc, notes)),
-        Err(attempt) => attempt,
+    // A damaged cross-reference stream that would make lopdf allocate
+    // absurdly (an abort, not a panic) goes straight to the rebuild.
+    let unsafe_xref = repair::oversized_xref_stream(bytes);
+    let first = match &unsafe_xref {
+        Some(reason) => Attempt::Failed(reason.clone()),
+        None => match try_load(bytes, password) {
+            Ok(doc) => return Ok((doc, notes)),
+            Err(attempt) => attempt,
+        },
     };
     // An encrypted file without /ID: append a trailer that has an empty one.
-    if let Some(patched) = repair::with_empty_file_id(bytes)
+    if unsafe_xref.is_none()
+        && let Some(patched) = repair::with_empty_file_id(bytes)
         && let Ok(doc) = try_load(&patched, password)
     {
         notes.push(Diagnostic {

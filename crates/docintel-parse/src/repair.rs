@@ -29,6 +29,16 @@ static ENCRYPT: LazyLock<Regex> =
 static FILE_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/ID\s*\[\s*<[0-9A-Fa-f\s]*>\s*<[0-9A-Fa-f\s]*>\s*\]").expect("static regex"));
 static CATALOG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"/Type\s*/Catalog\b").expect("static regex"));
+static XREF_W: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"/W\s*\[\s*(\d{1,20})\s+(\d{1,20})\s+(\d{1,20})\s*\]").expect("static regex"));
+static XREF_TYPE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"/Type\s*/XRef\b").expect("static regex"));
+/// Cross-reference stream field widths above this are damage (8 bytes hold
+/// any offset): lopdf allocates a buffer of each width before reading, and a
+/// width of 10^11 aborts the process on the failed allocation.
+const MAX_XREF_FIELD_WIDTH: u64 = 8;
+/// How far around a `/W` array a `/Type /XRef` is looked for (CID fonts have
+/// `/W` arrays too, with large numbers that are CIDs).
+const XREF_DICT_WINDOW: usize = 512;
 static STARTXREF: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"startxref\s+(\d{1,12})").expect("static regex"));
 
 /// A file with a rebuilt cross-reference table.
@@ -38,6 +48,28 @@ pub(crate) struct Rebuilt {
     pub(crate) bytes: Vec<u8>,
     /// How many objects the new table lists.
     pub(crate) n_objects: usize,
+}
+
+/// Why the cross-reference streams of `bytes` must not reach lopdf's
+/// reader (a field width no offset needs), or `None`. Such a file is read
+/// through a rebuilt table instead.
+pub(crate) fn oversized_xref_stream(bytes: &[u8]) -> Option<String> {
+    for caps in XREF_W.captures_iter(bytes) {
+        let whole = caps.get(0)?;
+        let widths: Vec<u64> =
+            (1..=3).filter_map(|i| caps.get(i)).map(|g| parse_num::<u64>(g.as_bytes()).unwrap_or(u64::MAX)).collect();
+        if widths.iter().all(|&w| w <= MAX_XREF_FIELD_WIDTH) {
+            continue;
+        }
+        let from = whole.start().saturating_sub(XREF_DICT_WINDOW);
+        let to = (whole.end() + XREF_DICT_WINDOW).min(bytes.len());
+        if XREF_TYPE.is_match(&bytes[from..to]) {
+            return Some(format!(
+                "cross-reference stream with field widths {widths:?} (at most {MAX_XREF_FIELD_WIDTH} bytes make sense)"
+            ));
+        }
+    }
+    None
 }
 
 /// Rebuilds the cross-reference table from the object markers; `None` when no object or no
@@ -180,6 +212,18 @@ fn parse_num<T: std::str::FromStr>(digits: &[u8]) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_xref_stream_with_an_absurd_field_width_is_caught_and_cid_widths_are_not() {
+        let damaged = b"%PDF-1.5\n9 0 obj\n<< /Type /XRef /Size 10 /W [1 99999999999 2] /Length 30 >>\nstream\n";
+        let reason = oversized_xref_stream(damaged).unwrap();
+        assert!(reason.contains("99999999999"), "{reason}");
+        let sane = b"%PDF-1.5\n9 0 obj\n<< /Type /XRef /Size 10 /W [1 4 2] /Length 30 >>\nstream\n";
+        assert_eq!(oversized_xref_stream(sane), None);
+        // A CID font's widths: CIDs 1 to 99999 are 500 units wide.
+        let font = b"%PDF-1.5\n5 0 obj\n<< /Type /Font /Subtype /CIDFontType2 /W [1 99999 500] >>\nendobj\n";
+        assert_eq!(oversized_xref_stream(font), None);
+    }
 
     const BODY: &str = "%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n\
         2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n5 0 obj\n(x)\nendobj\n";
