@@ -135,6 +135,12 @@ struct AskArgs {
     /// replies) or `keyword` (no model call for routing).
     #[arg(long, value_parser = ["llm", "keyword"], help_heading = "Retrieval")]
     router: Option<String>,
+    /// Retrieval: the all-MiniLM-L6-v2 model directory (default:
+    /// $DOCINTEL_EMBED_MODEL_DIR; fetch it with `cargo xtask fetch-model
+    /// minilm`); embedding retrieval then runs beside the keyword search and
+    /// the rankings are fused. Needs a build with `--features embeddings`.
+    #[arg(long, value_name = "DIR", help_heading = "Retrieval")]
+    embeddings: Option<PathBuf>,
 
     /// Generation: how candidates are shown to the generator, overriding the
     /// question's cascade: `sequential` (top-1 first, stop when it suffices)
@@ -245,6 +251,7 @@ fn exit_code(error: &anyhow::Error) -> u8 {
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
+            | PipelineError::Config(_)
             | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
             _ => EXIT_FAILURE,
         };
@@ -316,6 +323,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.schema = args.schema.clone();
     options.iterate = args.iterate;
     options.examples = args.examples.clone();
+    options.embeddings = args.embeddings.clone().or_else(AskOptions::embeddings_from_env);
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
     let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
         (Some(dir), [question]) => {

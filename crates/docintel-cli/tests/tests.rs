@@ -351,6 +351,27 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Without the `embeddings` feature, asking for embedding retrieval is
+/// reported as a skipped step (and the keyword answer still comes back).
+#[cfg(not(feature = "embeddings"))]
+#[test]
+fn embeddings_without_the_feature_are_reported_skipped() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
+        .args(["--embeddings", "/nonexistent/minilm"])
+        .env_remove("DOCINTEL_LLM_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let skipped = value["_meta"]["skipped"].to_string();
+    assert!(skipped.contains("embeddings") && skipped.contains("--features embeddings"), "{skipped}");
+    assert_eq!(value["_meta"]["activations"]["use_embeddings"], true);
+    assert_eq!(value["answer"]["answer_found"], true);
+}
+
 #[test]
 fn offline_flag_wins_over_a_configured_endpoint() {
     let pdf = fixture("AmazonWebServices.pdf");

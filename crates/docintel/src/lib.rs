@@ -21,6 +21,9 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "embeddings")]
+mod hybrid;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -108,6 +111,10 @@ pub struct AskOptions {
     /// Generation: a JSONL bank of validated examples; the closest ones
     /// become the few-shot fragment of the model's prompt.
     pub examples: Option<PathBuf>,
+    /// Retrieval: the all-MiniLM-L6-v2 model directory; when set, embedding
+    /// retrieval runs beside the keyword search and the two are fused (needs
+    /// a build with the `embeddings` feature; otherwise reported as skipped).
+    pub embeddings: Option<PathBuf>,
 }
 
 impl AskOptions {
@@ -130,7 +137,14 @@ impl AskOptions {
             schema: None,
             iterate: None,
             examples: None,
+            embeddings: None,
         }
+    }
+
+    /// The embedding model directory of the environment
+    /// (`$DOCINTEL_EMBED_MODEL_DIR`), for callers that want it by default.
+    pub fn embeddings_from_env() -> Option<PathBuf> {
+        std::env::var_os("DOCINTEL_EMBED_MODEL_DIR").filter(|v| !v.is_empty()).map(PathBuf::from)
     }
 
     /// The model transport and name when the LLM generator is chosen.
@@ -165,6 +179,9 @@ pub enum PipelineError {
     /// The caller's answer schema does not load, lacks the feedback fields,
     /// or was given without a model to fill it.
     Schema(String),
+    /// Another file or folder the caller named (an example bank, an
+    /// embedding model) does not load; the message names it and the cause.
+    Config(String),
     /// A corpus folder holds no readable document.
     EmptyCorpus {
         /// The folder.
@@ -183,6 +200,7 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Satellites(e) => write!(f, "{e}"),
             PipelineError::Dictionary(e) => write!(f, "{e}"),
             PipelineError::Schema(message) => write!(f, "answer schema {message}"),
+            PipelineError::Config(message) => write!(f, "{message}"),
             PipelineError::EmptyCorpus { folder, unreadable } => {
                 write!(f, "{folder}: no readable document (pdf, txt, md, docx)")?;
                 for line in unreadable {
@@ -204,6 +222,7 @@ impl std::error::Error for PipelineError {
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
+            | PipelineError::Config(_)
             | PipelineError::EmptyCorpus { .. } => None,
             PipelineError::Brick { source, .. } => Some(source.as_ref()),
         }
@@ -448,8 +467,20 @@ fn answer_parsed_after(
             reason: "turned off by the dispatcher or caller".into(),
         });
     }
-    if parsed.activations.use_embeddings {
-        skipped.push(SkippedStep { step: "embeddings".into(), reason: "no embedding model in this build".into() });
+    if let Some(dir) = &options.embeddings
+        && !parsed.activations.use_embeddings
+    {
+        parsed.activations.use_embeddings = true;
+        parsed.parsing_notes.push(format!("embedding retrieval turned on by the caller (model {})", dir.display()));
+    }
+    let embed_dir = options.embeddings.as_ref().filter(|_| parsed.activations.use_embeddings);
+    if parsed.activations.use_embeddings && (embed_dir.is_none() || !cfg!(feature = "embeddings")) {
+        let reason = if cfg!(feature = "embeddings") {
+            "no embedding model directory given (--embeddings DIR or DOCINTEL_EMBED_MODEL_DIR)"
+        } else {
+            "this build has no embedding model (build docintel with --features embeddings)"
+        };
+        skipped.push(SkippedStep { step: "embeddings".into(), reason: reason.into() });
     }
 
     if let Some(rounds) = options.iterate {
@@ -479,7 +510,7 @@ fn answer_parsed_after(
             }
             if let Some(path) = &options.examples {
                 let bank = docintel_generate::ExampleBank::load(path)
-                    .map_err(|e| PipelineError::Schema(format!("{}: {e}", path.display())))?;
+                    .map_err(|e| PipelineError::Config(format!("example bank {}: {e}", path.display())))?;
                 // Tags: the answer type and, when matched, the concept.
                 let tags: Vec<String> =
                     std::iter::once(parsed.answer_type.clone()).chain(parsed.matched_concept.clone()).collect();
@@ -542,6 +573,18 @@ fn answer_parsed_after(
             }
             _ => retriever.retrieve(&parsed, document, &mut trace).map_err(|e| brick_error("retrieve")(Box::new(e)))?,
         };
+        // Embedding retrieval beside the keyword search, fused by rank.
+        #[cfg(feature = "embeddings")]
+        let retrieval = match embed_dir {
+            Some(dir) => {
+                implementations.insert("embed".to_owned(), "minilm-l6-v2/rrf".to_owned());
+                hybrid::fuse(dir, &parsed, document, &retrieval, options.top_k, &mut trace)
+                    .map_err(PipelineError::Config)?
+            }
+            None => retrieval,
+        };
+        #[cfg(not(feature = "embeddings"))]
+        let _ = embed_dir;
         *timings.entry("retrieve".to_owned()).or_default() += clock.elapsed().as_millis() as u64;
 
         // Generation brick.
