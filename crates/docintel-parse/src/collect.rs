@@ -29,8 +29,12 @@ use crate::objects::{PageContent, as_dict, as_number, deref};
 const BASELINE_BREAK_EM: f64 = 0.5;
 /// A new line starts when the pen jumps back by more than this many ems.
 const BACKWARD_BREAK_EM: f64 = 0.5;
-/// A new line starts when the horizontal gap exceeds this many ems.
-const GAP_BREAK_EM: f64 = 3.0;
+/// A new line starts when the horizontal gap exceeds this many ems. Word
+/// spaces, even justified ones, stay below half an em; PyMuPDF (MuPDF's
+/// stext device) likewise starts a new line past 0.8 em, so a section number
+/// and its title, a run-in heading and its paragraph, or two table cells are
+/// separate lines.
+const GAP_BREAK_EM: f64 = 0.8;
 /// A space is inserted when the horizontal gap exceeds this many ems.
 const SPACE_EM: f64 = 0.15;
 /// A glyph repeated this close to the previous identical glyph is a fake-bold
