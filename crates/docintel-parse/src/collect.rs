@@ -887,13 +887,15 @@ mod tests {
     fn groups_glyphs_into_words_and_lines() {
         let mut c = GlyphCollector::default();
         feed(&mut c, "Total", 100.0, 700.0, 10.0);
-        // Gap of 1 em → a space, same line.
-        feed(&mut c, "due", 135.0, 700.0, 10.0);
+        // Gap of half an em → a space, same line.
+        feed(&mut c, "due", 130.0, 700.0, 10.0);
+        // Gap of 1 em (over 0.8, a tab stop) → a new line on the same row.
+        feed(&mut c, "4.11", 155.0, 700.0, 10.0);
         // Next line below.
         feed(&mut c, "Second line", 100.0, 686.0, 10.0);
         let lines = c.finish();
         let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
-        assert_eq!(texts, ["Total due", "Second line"]);
+        assert_eq!(texts, ["Total due", "4.11", "Second line"]);
         assert_eq!(lines[0].font_size, 10.0);
         let b = lines[0].bbox;
         assert!(b.x0 >= 99.0 && b.x0 <= 100.5 && b.x1 > 140.0 && b.y0 < 700.0 && b.y1 > 700.0, "{b:?}");
