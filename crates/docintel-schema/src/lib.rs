@@ -22,6 +22,7 @@ pub mod question;
 pub mod registry;
 pub mod retrieval;
 pub mod routing;
+pub mod rows;
 pub mod slug;
 pub mod text;
 
@@ -45,3 +46,4 @@ pub use question::{
 pub use registry::{ANSWER_REGISTRY, RegistryEntry, ValueKind};
 pub use retrieval::{Passage, Retrieval};
 pub use routing::{KeywordEvidence, Router, RouterLine, RouterPick};
+pub use rows::RowView;
