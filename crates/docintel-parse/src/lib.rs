@@ -297,12 +297,17 @@ pub fn parse_pdf_bytes_with_options(
     }
 
     let n_pages = pages.len() as u32;
+    // The contents page, headings, tables and the profile read whole printed
+    // lines: the pieces the collector split at tab-stop gaps (a section
+    // number and its title, a contents entry and its page number) joined
+    // again (`docintel_schema::rows`), each with its longest piece's size.
+    let (joined, joined_sizes) = join_runs(&lines, &font_sizes);
     let mut toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
     // Without an outline, a printed contents page that maps consistently onto
     // the pages comes before headings.
     if toc.is_empty()
         && n_pages >= 2
-        && let Some(found) = contents::toc_from_contents(&lines, n_pages)
+        && let Some(found) = contents::toc_from_contents(&joined, n_pages)
     {
         diagnostics.push(Diagnostic {
             severity: Severity::Info,
@@ -320,9 +325,9 @@ pub fn parse_pdf_bytes_with_options(
     // A single page (an invoice, a letter) gets no rebuilt TOC: its bold
     // labels are not sections.
     if toc.is_empty() && n_pages >= 2 {
-        let heading_lines: Vec<headings::HeadingLine<'_>> = lines
+        let heading_lines: Vec<headings::HeadingLine<'_>> = joined
             .iter()
-            .zip(&font_sizes)
+            .zip(&joined_sizes)
             .map(|(l, &font_size)| headings::HeadingLine { text: &l.text, page: l.page, font_size })
             .collect();
         toc = headings::toc_from_headings(&heading_lines, n_pages);
@@ -334,8 +339,8 @@ pub fn parse_pdf_bytes_with_options(
             });
         }
     }
-    shared_pages::extend_into_shared_pages(&mut toc, &lines);
-    let table_pages = tables::table_pages(&lines, &page_infos);
+    shared_pages::extend_into_shared_pages(&mut toc, &joined);
+    let table_pages = tables::table_pages(&joined, &page_infos);
     if !table_pages.is_empty() {
         let list: Vec<String> = table_pages.iter().map(u32::to_string).collect();
         diagnostics.push(Diagnostic {
@@ -344,11 +349,25 @@ pub fn parse_pdf_bytes_with_options(
             message: format!("tables (aligned columns) detected on pages {}", list.join(", ")),
         });
     }
-    let mut profile = profile(&lines, &page_infos, &toc);
+    let mut profile = profile(&joined, &page_infos, &toc);
     profile.has_tables = !table_pages.is_empty();
     let parsed = ParsedDocument { source: path, profile, lines, pages: page_infos, toc, diagnostics };
     debug_assert!(parsed.check_invariants().is_ok());
     Ok(parsed)
+}
+
+/// The lines with each run (`docintel_schema::rows::runs`) joined into one,
+/// and each joined line's font size: that of its longest piece.
+fn join_runs(lines: &[Line], font_sizes: &[f32]) -> (Vec<Line>, Vec<f32>) {
+    let runs = docintel_schema::rows::runs(lines);
+    let mut joined = Vec::with_capacity(runs.len());
+    let mut sizes = Vec::with_capacity(runs.len());
+    for run in runs {
+        let longest = run.clone().max_by_key(|&i| (lines[i].text.chars().count(), std::cmp::Reverse(i)));
+        sizes.push(longest.and_then(|i| font_sizes.get(i)).copied().unwrap_or(0.0));
+        joined.extend(docintel_schema::rows::join_run(&lines[run]));
+    }
+    (joined, sizes)
 }
 
 /// Scans one page's graphics; a failure or a panic becomes `Err(message)`
