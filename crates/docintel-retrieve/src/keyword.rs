@@ -556,7 +556,11 @@ impl KeywordRetriever {
         trace: &mut dyn TraceSink,
     ) -> Result<Retrieval, RetrieveError> {
         let keywords = Self::prepare(question)?;
-        let normalized = self.lines.get(document);
+        // Everything below reads the row view (the pieces of each printed
+        // line joined, see `docintel_schema::rows`); the passages go back to
+        // the document's line ids at the end, each run whole.
+        let (rows, normalized) = self.lines.get(document);
+        let document = rows.document();
         let mut notes = Vec::new();
         let mut methods_used = Vec::new();
 
@@ -656,7 +660,7 @@ impl KeywordRetriever {
                 detail: json!({
                     "missing_terms": check.missing_terms,
                     "missing_kind": check.missing_kind,
-                    "added": added.iter().map(|c| json!({"page": c.passage.page, "lines": [c.passage.line_start, c.passage.line_end], "matched": c.passage.matched_keywords})).collect::<Vec<_>>(),
+                    "added": added.iter().map(|c| json!({"page": c.passage.page, "lines": rows.to_document(c.passage.line_start, c.passage.line_end), "matched": c.passage.matched_keywords})).collect::<Vec<_>>(),
                 }),
             });
             methods_used.push("coverage_pass".to_owned());
@@ -739,6 +743,8 @@ impl KeywordRetriever {
         // Answer context: line, paragraph, page or section, as asked.
         let context = question.structural_hints.answer_context;
         let (passages, reserve) = expand_context(document, context, passages, rest, &mut notes);
+        let passages: Vec<Passage> = passages.iter().map(|p| rows.passage_to_document(p)).collect();
+        let reserve: Vec<Passage> = reserve.iter().map(|p| rows.passage_to_document(p)).collect();
 
         trace.record(TraceEvent {
             brick: "retrieve".to_owned(),
@@ -904,6 +910,24 @@ pub(crate) mod tests {
         assert_eq!(r.passages[0].anchor_line, 4, "{r:?}");
         // "total" must not match inside "subtotal".
         assert!(!r.passages.iter().any(|p| p.anchor_line == 2));
+    }
+
+    #[test]
+    fn the_pieces_of_a_printed_line_are_passed_on_together() {
+        // The parser split each row at its tab-stop gap: "Total" and its
+        // amount, "Subtotal" and its amount are lines of their own.
+        let mut doc = document(&[&["Subtotal", "$3.00", "Total", "$4.11", "Thank you for your order"]]);
+        let boxes = [(72.0, 100.0, 700.0), (115.0, 140.0, 700.0), (72.0, 95.0, 686.0), (115.0, 140.0, 686.0)];
+        for (line, (x0, x1, y0)) in doc.lines.iter_mut().zip(boxes) {
+            line.bbox = BBox { x0, y0, x1, y1: y0 + 10.0 };
+        }
+        doc.lines[4].bbox = BBox { x0: 72.0, y0: 600.0, x1: 300.0, y1: 610.0 };
+        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        // A text question: no reaching down for an amount, the row alone.
+        let r = retriever.retrieve(&question(&["total"], "text", &[]), &doc, &mut NullSink).unwrap();
+        let p = &r.passages[0];
+        assert_eq!((p.line_start, p.line_end, p.anchor_line), (3, 4, 3), "{r:?}");
+        assert_eq!(r.passages.len(), 1, "{r:?}");
     }
 
     #[test]

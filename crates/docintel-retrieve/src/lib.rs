@@ -10,7 +10,11 @@
 //! with an IDF weight per keyword, windows on the same page, merged; then a
 //! relevance floor (the nearest passage always kept), a coverage second pass
 //! decided in code, the answer context the question asks for, and a reserve
-//! served once as the next batch ([`RetrievalState`]).
+//! served once as the next batch ([`RetrievalState`]). It reads the
+//! document's row view ([`docintel_schema::RowView`]: the pieces of each
+//! printed line, split by the parser at tab-stop gaps, joined), so window
+//! sizes count printed lines and a row's words score together; passages come
+//! back in the line table's ids, each run whole.
 //!
 //! ```
 //! use docintel_retrieve::{KeywordRetriever, RetrieveConfig, RoutingConfig};

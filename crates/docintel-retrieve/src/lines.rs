@@ -1,9 +1,12 @@
-//! Normalised lines per document, computed once.
+//! Row runs and normalised lines per document, computed once.
 //!
-//! Matching runs on [`normalize`]d line texts. Normalising every line of a
+//! Matching runs on the [`normalize`]d lines of the document's [`RowView`]
+//! (the pieces of one printed line joined: a label and its value, a control
+//! id and its title), so a question's words still meet on one line after the
+//! parser split the row at its tab-stop gaps. Normalising every line of a
 //! 300-page document again for each question (and again for the TOC walk and
 //! the coverage pass) dominated retrieval time, so a retriever keeps the
-//! normalised lines of the last few documents it saw, keyed by a fingerprint
+//! view and normalised lines of the last few documents it saw, keyed by a fingerprint
 //! of the document (its source, its line count and a hash of every line's
 //! page and text): a changed document never reuses stale lines.
 
@@ -11,20 +14,23 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
-use docintel_schema::ParsedDocument;
 use docintel_schema::text::normalize;
+use docintel_schema::{ParsedDocument, RowView};
 
 /// Documents whose normalised lines are kept.
 const CACHED_DOCUMENTS: usize = 4;
 
-/// The normalised text of every line of a document, by line index.
+/// The normalised text of every line of a row view, by line index.
 pub(crate) type NormalizedLines = Arc<Vec<String>>;
+
+/// A document's row view and its normalised lines.
+pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines);
 
 /// A small most-recently-used cache of normalised lines, shared by clones of
 /// a retriever.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LineCache {
-    entries: Arc<Mutex<Vec<(u64, NormalizedLines)>>>,
+    entries: Arc<Mutex<Vec<(u64, Rows)>>>,
 }
 
 /// A fingerprint of the document's text: source, line count, and every
@@ -41,9 +47,9 @@ fn fingerprint(document: &ParsedDocument) -> u64 {
 }
 
 impl LineCache {
-    /// The normalised lines of `document`, from the cache when the same
-    /// document was seen before.
-    pub(crate) fn get(&self, document: &ParsedDocument) -> NormalizedLines {
+    /// The row view of `document` and its normalised lines, from the cache
+    /// when the same document was seen before.
+    pub(crate) fn get(&self, document: &ParsedDocument) -> Rows {
         let key = fingerprint(document);
         // A poisoned lock only means another thread panicked mid-update of a
         // cache: recompute rather than fail.
@@ -51,16 +57,17 @@ impl LineCache {
             && let Some(position) = entries.iter().position(|(k, _)| *k == key)
         {
             let entry = entries.remove(position);
-            let lines = Arc::clone(&entry.1);
+            let rows = (Arc::clone(&entry.1.0), Arc::clone(&entry.1.1));
             entries.insert(0, entry);
-            return lines;
+            return rows;
         }
-        let lines: NormalizedLines = Arc::new(document.lines.iter().map(|l| normalize(&l.text)).collect());
+        let view = Arc::new(RowView::of(document).into_owned());
+        let lines: NormalizedLines = Arc::new(view.document().lines.iter().map(|l| normalize(&l.text)).collect());
         if let Ok(mut entries) = self.entries.lock() {
-            entries.insert(0, (key, Arc::clone(&lines)));
+            entries.insert(0, (key, (Arc::clone(&view), Arc::clone(&lines))));
             entries.truncate(CACHED_DOCUMENTS);
         }
-        lines
+        (view, lines)
     }
 
     /// Documents currently cached.
@@ -79,12 +86,12 @@ mod tests {
     fn same_document_is_served_from_the_cache_and_a_changed_one_is_not() {
         let cache = LineCache::default();
         let mut doc = document(&[&["Total  DUE", "x"]]);
-        let first = cache.get(&doc);
+        let (_, first) = cache.get(&doc);
         assert_eq!(first.as_slice(), ["total due", "x"]);
-        let again = cache.get(&doc);
+        let (_, again) = cache.get(&doc);
         assert!(Arc::ptr_eq(&first, &again), "the second call reuses the lines");
         doc.lines[1].text = "Y".into();
-        let changed = cache.get(&doc);
+        let (_, changed) = cache.get(&doc);
         assert_eq!(changed.as_slice(), ["total due", "y"]);
         assert_eq!(cache.len(), 2);
         for i in 0..10 {
