@@ -4,6 +4,12 @@
 //! For every passage examined it lists *candidates* (a typed value, the line it
 //! was read on, a score) and keeps the best one (or all, for listings).
 //!
+//! **Rows.** Lines are read on the document's row view
+//! ([`docintel_schema::RowView`]): the pieces the parser split a printed line
+//! into at its tab-stop gaps (`Total:` and `$12.34`, `AC-2` and its title) are
+//! one line again, cut at the passage bounds; every span is mapped back to the
+//! line table, each run whole.
+//!
 //! **Label lines.** A value is often labelled by another line: the line
 //! before it in reading order, its *row label* (left on the same visual row)
 //! or the *label above* it in its column (see [`crate::layout`]: line boxes,
@@ -58,7 +64,7 @@ use std::collections::BTreeSet;
 
 use docintel_schema::{
     Amount, Answer, AnswerFeedback, AnswerShape, AnswerValue, ChunkStrategy, DateValue, ExtractionMethod, Generation,
-    Generator, Item, Line, ParsedDocument, ParsedQuestion, Passage, Span, TraceEvent, TraceSink, Usage,
+    Generator, Item, Line, ParsedDocument, ParsedQuestion, Passage, RowView, Span, TraceEvent, TraceSink, Usage,
 };
 use serde_json::json;
 
@@ -1056,15 +1062,27 @@ impl Generator for ExtractiveGenerator {
                 n_lines: bad.n_lines,
             });
         }
-        let ctx = Context::new(question, document);
+        // Values are read on the row view (the pieces of each printed line
+        // joined: `Total:` and `$12.34`, `AC-2` and its title), cut at the
+        // passage bounds so every passage is whole view lines; spans go back
+        // to the document's line ids, each run whole.
+        let cuts: BTreeSet<u32> = passages.iter().flat_map(|p| [p.line_start, p.line_end.saturating_add(1)]).collect();
+        let rows = RowView::cut(document, &cuts);
+        let in_view: Vec<Passage> = passages.iter().map(|p| rows.passage_to_view(p)).collect();
+        let ctx = Context::new(question, rows.document());
         let sequential = question.chunk_strategy == ChunkStrategy::Sequential;
         let mut shown: Vec<Passage> = Vec::new();
         let mut candidates: Vec<Candidate> = Vec::new();
         let mut keyword_pages: Vec<(usize, u32)> = Vec::new();
         let mut selection = Selection { items: Vec::new(), best: None, conflicting: false };
-        for (rank, passage) in passages.iter().enumerate() {
-            shown.push(passage.clone());
-            let (found, matched) = ctx.candidates(rank, passage);
+        for (rank, (passage, original)) in in_view.iter().zip(passages).enumerate() {
+            shown.push(original.clone());
+            let (mut found, matched) = ctx.candidates(rank, passage);
+            for candidate in &mut found {
+                let (start, end) = rows.to_document(candidate.line_start, candidate.line_end);
+                candidate.line_start = start.max(original.line_start);
+                candidate.line_end = end.min(original.line_end);
+            }
             for k in matched {
                 if !keyword_pages.contains(&(k, passage.page)) {
                     keyword_pages.push((k, passage.page));
@@ -1076,7 +1094,7 @@ impl Generator for ExtractiveGenerator {
                 brick: "generate".to_owned(),
                 step: "candidate".to_owned(),
                 detail: json!({
-                    "passage": passage_label(passage),
+                    "passage": passage_label(original),
                     "rank": rank,
                     "looking_for": ctx.kind.describe(),
                     "candidates": found.len(),
@@ -1485,6 +1503,39 @@ mod tests {
         q.structural_hints.layout_hint = None;
         let generation = run(&q, &document, &page_passages(&document));
         assert_ne!(generation.answer.items.first().and_then(|i| i.text.as_deref()), Some("AC-2 Account Management"));
+    }
+
+    #[test]
+    fn pieces_of_one_printed_line_read_together() {
+        // The parser starts a new line at a tab-stop gap (0.8 em): a control
+        // id and its title, a label and its amount are lines of their own on
+        // one row. They are read as one printed line and cited together.
+        let document = doc_boxed(&[
+            ("AC-2", [72.0, 700.0, 95.0, 710.0]),
+            ("ACCOUNT MANAGEMENT", [110.0, 700.0, 220.0, 710.0]),
+            ("Control: define the types of accounts allowed.", [72.0, 686.0, 300.0, 696.0]),
+            ("Total:", [72.0, 600.0, 100.0, 610.0]),
+            ("$12.34", [115.0, 600.0, 145.0, 610.0]),
+        ]);
+        let mut q = question("What is the title of control AC-2?", "text", &["control"]);
+        q.keywords.push(Keyword {
+            text: "AC-2".to_owned(),
+            weight: 3.0,
+            source: docintel_schema::KeywordSource::Anchor,
+            is_regex: false,
+            semantic_group: None,
+        });
+        q.structural_hints.layout_hint = Some("heading".to_owned());
+        let found = answer_of(&q, &document, &[passage(1, 5, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("AC-2 ACCOUNT MANAGEMENT"));
+        assert_eq!(span_of(&found), (1, 2, "AC-2 ACCOUNT MANAGEMENT"));
+        let found = answer_of(&total(), &document, &[passage(1, 5, 1)]);
+        assert_eq!(found.as_ref().map(|f| f.0.as_str()), Some("12.34 USD"));
+        assert_eq!(span_of(&found), (4, 5, "Total: $12.34"));
+        // Passages that cut a row keep to their own lines: the amount alone
+        // has no label inside its passage, and nothing is cited outside one.
+        let found = answer_of(&total(), &document, &[passage(1, 4, 1), passage(5, 5, 1)]);
+        assert!(found.is_none(), "{found:?}");
     }
 
     #[test]
