@@ -19,6 +19,16 @@ fn docintel(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Runs the binary against the model server at `base` (no API key).
+fn docintel_llm(base: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(args)
+        .env("DOCINTEL_LLM_BASE_URL", base)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("the binary runs")
+}
+
 #[test]
 fn ask_json_prints_exactly_one_object_with_the_contract() {
     let pdf = fixture("AmazonWebServices.pdf");
@@ -227,13 +237,18 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
 
     // `--question-parser rules`: the generation call only.
     let (base, server) = mock_openai(ANSWER, 1);
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
-        .args(["--question-parser", "rules"])
-        .env("DOCINTEL_LLM_BASE_URL", &base)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let out = docintel_llm(
+        &base,
+        &[
+            "ask",
+            pdf.to_str().unwrap(),
+            "What is the total amount?",
+            "--json",
+            "--no-trace",
+            "--question-parser",
+            "rules",
+        ],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bodies = server.join().unwrap();
     assert_eq!(bodies.len(), 1);
@@ -252,14 +267,9 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     let pdf = fixture("AmazonWebServices.pdf");
     let run = |extra: &[&str], max_requests: usize| {
         let (base, server) = mock_openai_replies(vec![NOT_FOUND, FOUND], max_requests);
-        let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-            .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"])
-            .args(["--question-parser", "rules", "--strategy", "combined"])
-            .args(extra)
-            .env("DOCINTEL_LLM_BASE_URL", &base)
-            .env_remove("OPENAI_API_KEY")
-            .output()
-            .unwrap();
+        let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"];
+        let options = ["--question-parser", "rules", "--strategy", "combined"];
+        let out = docintel_llm(&base, &[&ask[..], &options, extra].concat());
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let bodies = server.join().unwrap();
         (serde_json::from_slice::<Value>(&out.stdout).unwrap(), bodies)
@@ -316,13 +326,11 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     .unwrap();
     let (base, server) = mock_openai(FOUND, 1);
     let pdf = fixture("AmazonWebServices.pdf");
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--out", dir.to_str().unwrap()])
-        .args(["--question-parser", "rules", "--examples", bank.to_str().unwrap()])
-        .env("DOCINTEL_LLM_BASE_URL", &base)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--out", dir.to_str().unwrap()];
+    let out = docintel_llm(
+        &base,
+        &[&ask[..], &["--question-parser", "rules", "--examples", bank.to_str().unwrap()]].concat(),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bodies = server.join().unwrap();
     let request: Value = serde_json::from_str(&bodies[0]).unwrap();
@@ -338,13 +346,9 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
 
     // A bank that is not JSONL is a bad-input error naming the file.
     std::fs::write(&bank, "not json\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace"])
-        .args(["--question-parser", "rules", "--examples", bank.to_str().unwrap()])
-        .env("DOCINTEL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace"];
+    let options = ["--question-parser", "rules", "--examples", bank.to_str().unwrap()];
+    let out = docintel_llm("http://127.0.0.1:9/v1", &[&ask[..], &options].concat());
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bank.jsonl"), "{stderr}");
@@ -357,13 +361,8 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
 #[test]
 fn embeddings_without_the_feature_are_reported_skipped() {
     let pdf = fixture("AmazonWebServices.pdf");
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
-        .args(["--embeddings", "/nonexistent/minilm"])
-        .env_remove("DOCINTEL_LLM_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"];
+    let out = docintel(&[&ask[..], &["--embeddings", "/nonexistent/minilm"]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let skipped = value["_meta"]["skipped"].to_string();
@@ -653,18 +652,8 @@ fn corpus_mode_picks_the_file_that_answers() {
     // model's (parse, then one generation call answering from line 13).
     const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
     let (base, server) = mock_openai(ANSWER, 2);
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args([
-            "ask",
-            "--corpus",
-            corpus.to_str().unwrap(),
-            "What is the total amount of the Amazon Web Services invoice?",
-        ])
-        .args(["--json", "--no-trace"])
-        .env("DOCINTEL_LLM_BASE_URL", &base)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let question = "What is the total amount of the Amazon Web Services invoice?";
+    let out = docintel_llm(&base, &["ask", "--corpus", corpus.to_str().unwrap(), question, "--json", "--no-trace"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bodies = server.join().unwrap();
     assert_eq!(bodies.len(), 2, "{bodies:?}");
@@ -717,13 +706,11 @@ fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
     const REPLY: &str = r#"{"items":[{"total":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"warnings":[]}"#;
     let (base, server) = mock_openai(REPLY, 1);
     let pdf = fixture("AmazonWebServices.pdf");
-    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
-        .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
-        .args(["--question-parser", "rules", "--schema", schema.to_str().unwrap()])
-        .env("DOCINTEL_LLM_BASE_URL", &base)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
+    let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"];
+    let out = docintel_llm(
+        &base,
+        &[&ask[..], &["--question-parser", "rules", "--schema", schema.to_str().unwrap()]].concat(),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bodies = server.join().unwrap();
     let request: Value = serde_json::from_str(&bodies[0]).unwrap();
