@@ -205,46 +205,30 @@ fn parse_in_child(exe: &Path, file: &Path, timeout: Duration, tally: &mut Tally)
     Ok((clean, format!("{secs:>6.2}s  {line}")))
 }
 
-/// xorshift64*: a deterministic stream for the mutations (no crate needed
-/// for a handful of random numbers, and the seed makes a run reproducible).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// One damage applied to `bytes`; returns its description.
-fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) -> String {
+fn mutate(bytes: &mut Vec<u8>, rng: &mut fastrand::Rng) -> String {
     let len = bytes.len().max(1);
-    match rng.below(4) {
+    match rng.usize(..4) {
         0 => {
-            let n = 1 + rng.below(16);
+            let n = 1 + rng.usize(..16);
             for _ in 0..n {
-                let at = rng.below(len);
+                let at = rng.usize(..len);
                 if let Some(b) = bytes.get_mut(at) {
-                    *b ^= 1 << rng.below(8);
+                    *b ^= 1 << rng.u8(..8);
                 }
             }
             format!("{n} bit(s) flipped")
         }
         1 => {
-            let at = rng.below(len);
+            let at = rng.usize(..len);
             bytes.truncate(at);
             format!("cut at byte {at}")
         }
         2 => {
-            let at = rng.below(len);
-            let n = (1 + rng.below(4096)).min(bytes.len() - at.min(bytes.len()));
+            let at = rng.usize(..len);
+            let n = (1 + rng.usize(..4096)).min(bytes.len() - at.min(bytes.len()));
             let chunk = bytes[at..at + n].to_vec();
-            let to = rng.below(len);
+            let to = rng.usize(..len);
             bytes.splice(to..to, chunk);
             format!("{n} byte(s) from {at} repeated at {to}")
         }
@@ -257,9 +241,9 @@ fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) -> String {
                 bytes.truncate(len / 2);
                 return "no number: cut in half".to_owned();
             }
-            let at = starts[rng.below(starts.len())];
+            let at = starts[rng.usize(..starts.len())];
             let end = at + bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-            let value: &[u8] = match rng.below(3) {
+            let value: &[u8] = match rng.usize(..3) {
                 0 => b"0",
                 1 => b"99999999999",
                 _ => b"4294967295",
@@ -281,11 +265,11 @@ fn mutate_and_parse(exe: &Path, files: &[PathBuf], n: usize, seed: u64, timeout:
     }
     let dir = crate::tidy::project_root().join("target/stress-mutants");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut rng = Rng(seed | 1);
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut tally = Tally::default();
     let started = Instant::now();
     for i in 0..n {
-        let (source, bytes) = &sources[rng.below(sources.len())];
+        let (source, bytes) = &sources[rng.usize(..sources.len())];
         let mut bytes = bytes.clone();
         let damage = mutate(&mut bytes, &mut rng);
         let name = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -11,6 +11,8 @@
 //! the passage's anchor. A list broken after a comma continues on the next
 //! lines of the same passage.
 
+use std::cmp::Reverse;
+
 use docintel_schema::{AnswerValue, Item, KeywordSource, ParsedDocument, ParsedQuestion, Passage, Span, text};
 
 /// At most this many words in a label; longer "labels" are sentences.
@@ -76,29 +78,27 @@ pub(crate) fn labelled_list(
         .filter(|l| opens(&l.text))
         .map(|l| l.line_id)
         .collect();
-    // (label words, lines after the nearest opener above, passage rank,
-    // before the anchor, line id): more words first, then smaller.
-    type Key = (usize, u32, usize, bool, u32);
-    let mut best: Option<(Key, usize, u32)> = None;
-    for (rank, passage) in passages.iter().enumerate() {
-        for line in document.line_range(passage.line_start, passage.line_end) {
-            let Some((label, _)) = split_label(&line.text) else { continue };
+    // Best first: most label words, fewest lines after the nearest opener
+    // above, passage rank, not before the passage's anchor, line id.
+    let best = passages
+        .iter()
+        .enumerate()
+        .flat_map(|(rank, passage)| {
+            document.line_range(passage.line_start, passage.line_end).iter().map(move |line| (rank, passage, line))
+        })
+        .filter_map(|(rank, passage, line)| {
+            let (label, _) = split_label(&line.text)?;
             let label_words = words(label);
             if label_words.is_empty() || !label_words.iter().all(|w| asked.contains(w)) {
-                continue;
+                return None;
             }
             let after_opener =
                 openers.iter().filter(|&&o| o <= line.line_id).map(|&o| line.line_id - o).min().unwrap_or(u32::MAX);
-            let key = (label_words.len(), after_opener, rank, line.line_id < passage.anchor_line, line.line_id);
-            let better = match &best {
-                None => true,
-                Some((k, ..)) => key.0 > k.0 || (key.0 == k.0 && (key.1, key.2, key.3, key.4) < (k.1, k.2, k.3, k.4)),
-            };
-            if better {
-                best = Some((key, rank, line.line_id));
-            }
-        }
-    }
+            let key =
+                (Reverse(label_words.len()), after_opener, rank, line.line_id < passage.anchor_line, line.line_id);
+            Some((key, rank, line.line_id))
+        })
+        .min_by_key(|(key, ..)| *key);
     let (_, rank, line_id) = best?;
     let passage = &passages[rank];
     let lines = document.line_range(line_id, passage.line_end);

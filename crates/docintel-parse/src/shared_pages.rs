@@ -49,14 +49,8 @@ pub(crate) fn extend_into_shared_pages(toc: &mut [TocEntry], lines: &[Line]) {
     if toc.len() < 2 || lines.is_empty() {
         return;
     }
-    let mut pages: HashMap<u32, &[Line]> = HashMap::new();
-    let mut start = 0;
-    while start < lines.len() {
-        let page = lines[start].page;
-        let end = start + lines[start..].iter().take_while(|l| l.page == page).count();
-        pages.insert(page, &lines[start..end]);
-        start = end;
-    }
+    let pages: HashMap<u32, &[Line]> =
+        lines.chunk_by(|a, b| a.page == b.page).map(|page| (page[0].page, page)).collect();
     let furniture = furniture(&pages);
     // Whether the heading titled `title` on `page` has body text above it.
     let below_text = |title: &str, page: u32| -> bool {
