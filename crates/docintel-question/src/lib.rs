@@ -72,9 +72,11 @@ mod decompose;
 mod dictionary;
 mod dispatch;
 pub mod follow_up;
+mod framing;
 mod hints;
 mod lexicon;
 pub mod llm;
+mod parts;
 pub mod persist;
 pub mod satellites;
 mod table;
@@ -114,8 +116,10 @@ use crate::anchors::AnchorRules;
 use crate::classify::ClassifyRules;
 use crate::constraints::{ConstraintRules, DistractorHit};
 use crate::decompose::DecomposeRules;
+use crate::framing::FramingRules;
 use crate::hints::HintRules;
 use crate::lexicon::{collapse_whitespace, detect_language, is_stop, masked, strip_clitic, tokenize};
+use crate::parts::DocumentParts;
 
 /// Name and version of this parser, recorded in `ParsedQuestion::parser`.
 pub const PARSER_NAME: &str = "rules/0.1";
@@ -174,6 +178,8 @@ pub struct RuleParser {
     constraints: ConstraintRules,
     decompose: DecomposeRules,
     hints: HintRules,
+    framing: FramingRules,
+    parts: DocumentParts,
     satellites: Satellites,
     defaults: ProjectDefaults,
 }
@@ -205,6 +211,8 @@ impl RuleParser {
             constraints: ConstraintRules::new(),
             decompose: DecomposeRules::new(),
             hints: HintRules::new(),
+            framing: FramingRules::new(),
+            parts: DocumentParts::builtin(),
             satellites: Satellites::builtin(),
             defaults: ProjectDefaults::default(),
         }
@@ -314,7 +322,48 @@ impl RuleParser {
                 }
             }
         }
-        let main_query = remove_spans(&corrected, &format_spans);
+        // Task framing ("Assume you are an analyst.", "using the details
+        // shown in the balance sheet"): not searched; its rounding and unit
+        // instructions join the format constraints, the parts it names the
+        // section hints.
+        let mut format_spans = format_spans;
+        for hit in self.framing.formats(&corrected) {
+            if !format_constraints.contains_key(hit.key) {
+                notes.push(format!(
+                    "format constraint {}={} ('{}') kept for generation only",
+                    hit.key,
+                    hit.value,
+                    &corrected[hit.span.clone()]
+                ));
+                format_constraints.insert(hit.key.to_owned(), hit.value.clone());
+            }
+            format_spans.push(hit.span);
+        }
+        let part_hits = self.parts.find(&corrected, MAX_PARTS);
+        let framing_spans = self.framing.spans(&corrected, &self.parts.named_spans(&corrected), language);
+        if !framing_spans.is_empty() {
+            notes.push(format!(
+                "task framing not searched: {}",
+                framing_spans
+                    .iter()
+                    .map(|s| format!("'{}'", corrected[s.clone()].trim()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !part_hits.is_empty() {
+            notes.push(format!(
+                "document part(s) pointed to: {}",
+                part_hits
+                    .iter()
+                    .map(|h| format!("{} ({} '{}')", h.part, if h.named { "named as" } else { "implied by" }, h.phrase))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        let mut query_spans = format_spans.clone();
+        query_spans.extend(framing_spans.iter().cloned());
+        let main_query = remove_spans(&corrected, &query_spans);
 
         // Pages, section, layout, period.
         let page_hints = self.hints.pages(&corrected);
@@ -340,6 +389,7 @@ impl RuleParser {
 
         // Keywords: anchors and content words, in question order.
         let mut masks = exclude;
+        masks.extend(framing_spans.iter().cloned());
         masks.extend(anchors.iter().map(|a| a.span.clone()));
         masks.extend(distractors.iter().map(|d| d.span.clone()));
         // "as a table" asks for a shape; "table" is not something to look for.
@@ -366,9 +416,11 @@ impl RuleParser {
             let lower = token.lower();
             let word = strip_clitic(&lower);
             let single_letter = word.chars().count() == 1 && !word.chars().all(|c| c.is_ascii_digit());
-            if single_letter || is_stop(word, language) {
+            if single_letter || is_stop(word, language) || word == "fy" {
                 continue;
             }
+            // "FY2018": filings print the year, not the abbreviation.
+            let word = fiscal_year(word).unwrap_or(word);
             positioned.push((token.start, Keyword::direct(word)));
         }
         positioned.sort_by_key(|(at, _)| *at);
@@ -408,7 +460,7 @@ impl RuleParser {
         // (the first sub-question for a compound).
         let (decomposition, decomposition_notes) = self.decompose.decompose(&main_query, language);
         notes.extend(decomposition_notes);
-        let mut focus_spans = format_spans.clone();
+        let mut focus_spans = query_spans.clone();
         focus_spans.extend(distractors.iter().map(|d| d.span.clone()));
         let focus = remove_spans(&corrected, &focus_spans);
         let mut answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
@@ -511,7 +563,8 @@ impl RuleParser {
             (None, None)
         };
 
-        let scope = ScopeFilters { period, ..ScopeFilters::default() };
+        let sections: Vec<String> = part_hits.iter().map(|h| self.parts.titles(&h.part)).collect();
+        let scope = ScopeFilters { period, sections, ..ScopeFilters::default() };
         let chunk_strategy = chunk.value;
         let parsed = ParsedQuestion {
             original_question: question.to_owned(),
@@ -647,6 +700,15 @@ impl RuleParser {
 }
 
 /// An anchor found by regex, as a keyword.
+/// At most this many document parts per question.
+const MAX_PARTS: usize = 3;
+
+/// `2018` for `fy2018`.
+fn fiscal_year(word: &str) -> Option<&str> {
+    let year = word.strip_prefix("fy")?;
+    (year.len() == 4 && year.bytes().all(|b| b.is_ascii_digit())).then_some(year)
+}
+
 fn anchor_keyword(text: &str) -> Keyword {
     Keyword {
         text: text.to_owned(),

@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::context::expand_context;
 use crate::coverage::{self, CoverageCheck};
 use crate::lines::LineCache;
+use crate::named;
 use crate::toc::{self, KeywordRouter, RoutingConfig};
 
 /// Knobs of the keyword retriever. No `Default`: the caller (CLI, facade)
@@ -683,6 +684,47 @@ impl KeywordRetriever {
             ranked.extend(displaced);
         }
 
+        // Named sections ("shown in the balance sheet"): the page headed by
+        // the part's title goes first, with its best-matching lines.
+        if hinted.is_empty() {
+            let named = named::find(document, &question.retrieval.scope.sections);
+            if !named.is_empty() {
+                let mut front: Vec<Candidate> = Vec::new();
+                for page in &named {
+                    let existing = ranked.iter().position(|c| c.passage.page == page.page);
+                    let mut candidate = match existing {
+                        Some(at) => ranked.remove(at),
+                        None => match held_back.iter().position(|c| c.passage.page == page.page) {
+                            Some(at) => held_back.remove(at),
+                            None => self.named_page_passage(&keywords, document, &normalized, page, kind_re),
+                        },
+                    };
+                    candidate.passage.pinned = true;
+                    front.push(candidate);
+                }
+                trace.record(TraceEvent {
+                    brick: "retrieve".to_owned(),
+                    step: "named_section".to_owned(),
+                    detail: json!({
+                        "sections": question.retrieval.scope.sections,
+                        "pages": named.iter().map(|p| json!({"section": p.section, "page": p.page, "heading": p.title, "figure_rows": p.figure_rows})).collect::<Vec<_>>(),
+                    }),
+                });
+                notes.push(format!(
+                    "named section(s) put first: {}",
+                    named.iter().map(|p| format!("p. {} '{}'", p.page, p.title)).collect::<Vec<_>>().join(", ")
+                ));
+                methods_used.push("named_section".to_owned());
+                front.append(&mut ranked);
+                ranked = front;
+            } else if !question.retrieval.scope.sections.is_empty() {
+                notes.push(format!(
+                    "no page headed by the section(s) the question points to: {}",
+                    question.retrieval.scope.sections.join("; ")
+                ));
+            }
+        }
+
         // Hinted pages survive even when no keyword matched on them.
         for &page in &hinted {
             if ranked.iter().any(|c| c.passage.page == page) {
@@ -761,6 +803,36 @@ impl KeywordRetriever {
         });
 
         Ok(Retrieval { passages, reserve, methods_used, notes })
+    }
+
+    /// The passage shown for a named section's page: its best keyword
+    /// match, else the rows under its heading.
+    fn named_page_passage(
+        &self,
+        keywords: &[PreparedKeyword],
+        document: &ParsedDocument,
+        normalized: &[String],
+        page: &named::NamedPage,
+        kind_re: Option<&Regex>,
+    ) -> Candidate {
+        let scope = BTreeSet::from([page.page]);
+        let search = self.search(keywords, document, normalized, Some(&scope), kind_re, None);
+        search.candidates.into_iter().next().unwrap_or_else(|| {
+            let (_, last) = page_bounds(document, page.page);
+            Candidate {
+                passage: Passage {
+                    line_start: page.heading,
+                    line_end: (page.heading + 2 * self.config.window).min(last),
+                    page: page.page,
+                    score: 0.0,
+                    anchor_line: page.heading,
+                    matched_keywords: Vec::new(),
+                    pinned: true,
+                },
+                discriminating: true,
+                coverage: false,
+            }
+        })
     }
 
     /// Cuts unpinned passages scoring under the floor share of the best one

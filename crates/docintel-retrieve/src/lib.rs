@@ -37,6 +37,7 @@ pub mod embed;
 mod keyword;
 mod lines;
 mod llm_router;
+mod named;
 mod toc;
 
 pub use batch::RetrievalState;

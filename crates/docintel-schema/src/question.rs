@@ -145,7 +145,9 @@ pub struct StructuralHints {
 pub struct ScopeFilters {
     /// Document names or types the question is limited to (corpus mode).
     pub documents: Vec<String>,
-    /// Section titles the question is limited to.
+    /// Parts of the document the question points to ("the balance sheet"),
+    /// one entry per part: the titles a document may print over it, joined
+    /// by ` | `. The retriever puts a page headed by one of them first.
     pub sections: Vec<String>,
     /// A period the question is limited to ("FY2022", "2019-2021").
     pub period: Option<String>,

@@ -1,0 +1,222 @@
+//! Named document parts: a question that points to a part of the document by
+//! what it is ("using the balance sheet", "from the statement of cash
+//! flows") or asks for a figure read off one ("capex", "quick ratio").
+//!
+//! The table (`data/document_parts.csv`) lists, per part, the titles a
+//! document prints over it, the other ways a question names it, and the
+//! figures it carries. The parser reports the parts in
+//! `ScopeFilters::sections` as their titles joined by ` | `; the retriever
+//! looks for a page headed by one of them.
+
+use std::ops::Range;
+
+use regex::Regex;
+
+const BUILTIN: &str = include_str!("../data/document_parts.csv");
+
+/// How a phrase relates to its part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum PartKind {
+    /// Printed as the part's heading.
+    Title,
+    /// Names the part in a question; not a heading.
+    Mention,
+    /// A figure read off the part.
+    Implied,
+}
+
+#[derive(Clone)]
+struct Phrase {
+    part: String,
+    kind: PartKind,
+    text: String,
+    pattern: Regex,
+}
+
+/// One part a question points to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PartHit {
+    /// The part (a concept name: `balance_sheet`).
+    pub(crate) part: String,
+    /// Whether the question names the part (title or mention) rather than a
+    /// figure it carries.
+    pub(crate) named: bool,
+    /// The phrase as written in the question.
+    pub(crate) phrase: String,
+    /// Byte span of the phrase in the question.
+    pub(crate) span: Range<usize>,
+}
+
+/// The compiled parts table.
+#[derive(Clone)]
+pub(crate) struct DocumentParts {
+    phrases: Vec<Phrase>,
+}
+
+impl std::fmt::Debug for DocumentParts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocumentParts").field("phrases", &self.phrases.len()).finish()
+    }
+}
+
+impl DocumentParts {
+    /// The table shipped with docintel (validated by a test).
+    pub(crate) fn builtin() -> DocumentParts {
+        DocumentParts::from_csv(BUILTIN).expect("the built-in parts table is validated by a test")
+    }
+
+    fn from_csv(text: &str) -> Result<DocumentParts, String> {
+        let mut phrases = Vec::new();
+        let mut header = false;
+        for (index, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            if !header {
+                if cells != ["part", "language", "kind", "phrase"] {
+                    return Err(format!("row {}: expected the header part,language,kind,phrase", index + 1));
+                }
+                header = true;
+                continue;
+            }
+            let [part, _language, kind, phrase] = cells[..] else {
+                return Err(format!("row {}: expected 4 cells, got {}", index + 1, cells.len()));
+            };
+            let kind = match kind {
+                "title" => PartKind::Title,
+                "mention" => PartKind::Mention,
+                "implied" => PartKind::Implied,
+                other => return Err(format!("row {}: unknown kind {other:?}", index + 1)),
+            };
+            if phrase.is_empty() || part.is_empty() {
+                return Err(format!("row {}: empty part or phrase", index + 1));
+            }
+            phrases.push(Phrase {
+                part: part.to_owned(),
+                kind,
+                text: phrase.to_owned(),
+                pattern: phrase_regex(phrase),
+            });
+        }
+        if !header {
+            return Err("no header row".to_owned());
+        }
+        Ok(DocumentParts { phrases })
+    }
+
+    /// The parts `text` points to: named parts first (in question order),
+    /// then parts implied by a figure; one hit per part, at most `max`.
+    pub(crate) fn find(&self, text: &str, max: usize) -> Vec<PartHit> {
+        let mut hits: Vec<(bool, usize, PartHit)> = Vec::new();
+        for phrase in &self.phrases {
+            for c in phrase.pattern.captures_iter(text) {
+                let m = c.get(1).expect("phrase group");
+                let named = phrase.kind != PartKind::Implied;
+                let hit = PartHit { part: phrase.part.clone(), named, phrase: m.as_str().to_owned(), span: m.range() };
+                hits.push((!named, m.start(), hit));
+            }
+        }
+        hits.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.span.len().cmp(&a.2.span.len())));
+        let mut parts: Vec<PartHit> = Vec::new();
+        for (_, _, hit) in hits {
+            if !parts.iter().any(|p| p.part == hit.part) {
+                parts.push(hit);
+            }
+        }
+        parts.truncate(max);
+        parts
+    }
+
+    /// Every span of `text` naming a part (titles and mentions, not implied
+    /// figures), longest first where they overlap.
+    pub(crate) fn named_spans(&self, text: &str) -> Vec<Range<usize>> {
+        let mut spans: Vec<Range<usize>> = Vec::new();
+        for phrase in self.phrases.iter().filter(|p| p.kind != PartKind::Implied) {
+            for c in phrase.pattern.captures_iter(text) {
+                spans.push(c.get(1).expect("phrase group").range());
+            }
+        }
+        spans
+    }
+
+    /// The titles of `part`, joined by ` | ` (the form the retriever reads).
+    pub(crate) fn titles(&self, part: &str) -> String {
+        self.phrases
+            .iter()
+            .filter(|p| p.part == part && p.kind == PartKind::Title)
+            .map(|p| p.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+
+    #[cfg(test)]
+    fn parts(&self) -> Vec<&str> {
+        let mut parts: Vec<&str> = self.phrases.iter().map(|p| p.part.as_str()).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        parts
+    }
+}
+
+/// A case-insensitive, word-bounded pattern for `phrase`, flexible on
+/// spaces and apostrophes; group 1 is the phrase.
+fn phrase_regex(phrase: &str) -> Regex {
+    let words: Vec<String> = phrase
+        .split_whitespace()
+        .map(|w| regex::escape(w).replace('\'', "['\u{2019}]").replace("\\-", "[-\u{2010}\u{2011} ]?"))
+        .collect();
+    Regex::new(&format!(r"(?i)(?:^|[^\p{{L}}\p{{N}}])({})(?:$|[^\p{{L}}\p{{N}}])", words.join(r"\s+")))
+        .expect("escaped phrase compiles")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(question: &str) -> Vec<(String, bool)> {
+        DocumentParts::builtin().find(question, 3).into_iter().map(|h| (h.part, h.named)).collect()
+    }
+
+    #[test]
+    fn the_builtin_table_loads_and_names_concepts() {
+        let table = DocumentParts::builtin();
+        assert_eq!(table.parts(), ["balance_sheet", "cash_flow_statement", "income_statement"]);
+        let concepts = include_str!("../data/concepts.csv");
+        for part in table.parts() {
+            assert!(concepts.lines().any(|l| l.starts_with(&format!("{part},"))), "{part} is not in concepts.csv");
+            assert!(!table.titles(part).is_empty(), "{part} has no title");
+        }
+    }
+
+    #[test]
+    fn named_parts_come_first_then_implied_ones() {
+        assert_eq!(
+            parts("What is the FY2018 capex for 3M? Use the details shown in the cash flow statement."),
+            [("cash_flow_statement".to_owned(), true)]
+        );
+        assert_eq!(
+            parts("Based on the balance sheet and the statement of income, what is the ROA?"),
+            [("balance_sheet".to_owned(), true), ("income_statement".to_owned(), true)]
+        );
+        assert_eq!(
+            parts("Does Corning have positive working capital based on FY2022 data?"),
+            [("balance_sheet".to_owned(), false)]
+        );
+        assert_eq!(parts("According to the P&L statement, what is the COGS?"), [("income_statement".to_owned(), true)]);
+        assert!(parts("What is the deductible for flood damage?").is_empty());
+    }
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        // "revenues" must not match inside "prerevenues"; "p&l" must not
+        // match inside "pp&l".
+        assert!(parts("What is the prerevenues figure in pp&l?").is_empty());
+        assert_eq!(
+            parts("Is this company capital intensive?"),
+            [("cash_flow_statement".to_owned(), false), ("balance_sheet".to_owned(), false)]
+        );
+        assert_eq!(parts("What is the company’s shareholders’ equity?"), [("balance_sheet".to_owned(), false)]);
+    }
+}
