@@ -435,9 +435,11 @@ fn financebench(args: &Args) -> anyhow::Result<()> {
         }
         if !ours.hit && (args.verbose || flat_hit) {
             println!(
-                "miss {} ours {:?} bm25 {}{:?} gold {:?}: {}",
+                "miss {} ours {:?} no-TOC {}{:?} bm25 {}{:?} gold {:?}: {}",
                 row.id,
                 ours.pages,
+                if no_toc.hit { "hit " } else { "" },
+                no_toc.pages,
                 if flat_hit { "hit " } else { "" },
                 flat,
                 row.evidence_pages,

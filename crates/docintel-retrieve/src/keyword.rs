@@ -188,6 +188,10 @@ pub(crate) fn kind_pattern(answer_type: &str) -> Option<(&'static str, Regex)> {
     Some((name, Regex::new(pattern).expect("static pattern compiles")))
 }
 
+/// Places shown to passages the whole-document search ranks in its top but
+/// TOC routing left out.
+const OUTSIDE_SHOWN: usize = 2;
+
 /// Score boost for a line that carries the kind of thing asked for.
 const KIND_BONUS: f64 = 0.5;
 
@@ -754,31 +758,58 @@ impl KeywordRetriever {
         if ranked.is_empty() {
             notes.push("no line matched any question keyword".to_owned());
         }
+        // Wider than the route: when routing narrowed the search, a passage
+        // the whole-document search ranks among its top ones but the route
+        // left out takes one of the last places shown (a section title does
+        // not always say what the section holds), and the best others go to
+        // the reserve, so that "not in this section" leads elsewhere
+        // instead of nowhere.
+        let mut outside: Vec<Passage> = Vec::new();
+        if let (Some(routed_pages), Some(_)) = (routed.as_ref(), scope.as_ref()) {
+            let wide = self.search(&keywords, document, &normalized, None, kind_re, None);
+            let mut shown = 0;
+            let mut left_out: Vec<Candidate> = Vec::new();
+            for (rank, candidate) in wide.candidates.into_iter().enumerate() {
+                if routed_pages.contains(&candidate.passage.page) {
+                    continue;
+                }
+                let overlaps = ranked.iter().any(|c| {
+                    c.passage.page == candidate.passage.page
+                        && c.passage.line_start <= candidate.passage.line_end
+                        && candidate.passage.line_start <= c.passage.line_end
+                });
+                if overlaps {
+                    continue;
+                }
+                if rank < top_k && shown < OUTSIDE_SHOWN && !ranked.is_empty() {
+                    let front = ranked.iter().take_while(|c| c.passage.pinned).count();
+                    // Never before the route's best passage.
+                    let at = top_k.saturating_sub(OUTSIDE_SHOWN).max(front).max(1).min(ranked.len());
+                    ranked.insert(at, candidate);
+                    shown += 1;
+                } else {
+                    left_out.push(candidate);
+                }
+            }
+            if shown > 0 {
+                notes.push(format!(
+                    "{shown} passage(s) outside the routed sections shown: among the whole document's top {top_k}"
+                ));
+                methods_used.push("wide_shown".to_owned());
+            }
+            outside = left_out.into_iter().map(|c| c.passage).take(self.config.reserve.div_ceil(2)).collect();
+        }
         let mut passages: Vec<Passage> = ranked.into_iter().map(|c| c.passage).collect();
         let mut rest = passages.split_off(top_k.min(passages.len()));
         rest.extend(held_back.drain(..).map(|c| c.passage));
-
-        // Next batch wider than the route: when routing narrowed the search,
-        // the best passages outside the routed pages share the reserve, so
-        // that "not in this section" leads elsewhere instead of nowhere.
-        if let (Some(routed_pages), Some(_)) = (routed.as_ref(), scope.as_ref()) {
-            let wide = self.search(&keywords, document, &normalized, None, kind_re, None);
-            let outside: Vec<Passage> = wide
-                .candidates
-                .into_iter()
-                .map(|c| c.passage)
-                .filter(|p| !routed_pages.contains(&p.page))
-                .take(self.config.reserve.div_ceil(2))
-                .collect();
-            if !outside.is_empty() {
-                rest.truncate(self.config.reserve - outside.len());
-                notes.push(format!(
-                    "next batch: {} passage(s) from outside the routed sections held in the reserve",
-                    outside.len()
-                ));
-                methods_used.push("wide_reserve".to_owned());
-                rest.extend(outside);
-            }
+        if !outside.is_empty() {
+            rest.truncate(self.config.reserve - outside.len());
+            notes.push(format!(
+                "next batch: {} passage(s) from outside the routed sections held in the reserve",
+                outside.len()
+            ));
+            methods_used.push("wide_reserve".to_owned());
+            rest.extend(outside);
         }
         rest.truncate(self.config.reserve);
 
@@ -1310,8 +1341,16 @@ pub(crate) mod tests {
             source: docintel_schema::TocSource::Outline,
         };
         doc.toc = vec![entry(0, "Fees", 1), entry(1, "Limits", 2)];
+        let r = check(&doc, &question(&["limits", "fee"], "text", &[1]), 5);
+        assert!(!r.methods_used.contains(&"toc".to_owned()), "a pages hint skips routing: {r:?}");
         let r = check(&doc, &question(&["limits", "fee"], "text", &[]), 5);
         assert!(r.methods_used.contains(&"toc".to_owned()), "{r:?}");
+        // The route's best passage first; a passage among the whole
+        // document's top ones that the route left out takes a last place.
+        assert_eq!(r.passages[0].page, 2, "{r:?}");
+        assert!(r.methods_used.contains(&"wide_shown".to_owned()), "{r:?}");
+        assert!(r.passages.iter().any(|p| p.page == 1), "{r:?}");
+        let r = check(&doc, &question(&["limits", "fee"], "text", &[]), 1);
         assert!(r.passages.iter().all(|p| p.page == 2), "{r:?}");
         // The next batch reaches outside the route: page 1's fee lines wait
         // in the reserve, after what the routed pages held back.
