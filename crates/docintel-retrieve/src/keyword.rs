@@ -767,7 +767,7 @@ impl KeywordRetriever {
         let mut outside: Vec<Passage> = Vec::new();
         if let (Some(routed_pages), Some(_)) = (routed.as_ref(), scope.as_ref()) {
             let wide = self.search(&keywords, document, &normalized, None, kind_re, None);
-            let mut shown = 0;
+            let mut top: Vec<Candidate> = Vec::new();
             let mut left_out: Vec<Candidate> = Vec::new();
             for (rank, candidate) in wide.candidates.into_iter().enumerate() {
                 if routed_pages.contains(&candidate.passage.page) {
@@ -781,16 +781,34 @@ impl KeywordRetriever {
                 if overlaps {
                     continue;
                 }
-                if rank < top_k && shown < OUTSIDE_SHOWN && !ranked.is_empty() {
-                    let front = ranked.iter().take_while(|c| c.passage.pinned).count();
-                    // Never before the route's best passage.
-                    let at = top_k.saturating_sub(OUTSIDE_SHOWN).max(front).max(1).min(ranked.len());
-                    ranked.insert(at, candidate);
-                    shown += 1;
+                if rank < top_k && top.len() < OUTSIDE_SHOWN && !ranked.is_empty() {
+                    top.push(candidate);
                 } else {
                     left_out.push(candidate);
                 }
             }
+            let shown = top.len();
+            // Free places first; then the last places held by plain routed
+            // passages (never the route's best, a pinned passage or one the
+            // coverage pass added), which move to the head of the next batch.
+            let mut top = top.into_iter();
+            while ranked.len() < top_k {
+                let Some(candidate) = top.next() else { break };
+                ranked.push(candidate);
+            }
+            let mut displaced: Vec<Candidate> = Vec::new();
+            for at in (1..top_k.min(ranked.len())).rev() {
+                if ranked[at].passage.pinned || ranked[at].coverage {
+                    continue;
+                }
+                let Some(candidate) = top.next() else { break };
+                displaced.push(std::mem::replace(&mut ranked[at], candidate));
+            }
+            let shown = shown - top.len();
+            left_out.extend(top);
+            displaced.reverse();
+            let at = top_k.min(ranked.len());
+            ranked.splice(at..at, displaced);
             if shown > 0 {
                 notes.push(format!(
                     "{shown} passage(s) outside the routed sections shown: among the whole document's top {top_k}"
