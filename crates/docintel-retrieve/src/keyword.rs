@@ -192,6 +192,10 @@ pub(crate) fn kind_pattern(answer_type: &str) -> Option<(&'static str, Regex)> {
 /// TOC routing left out.
 const OUTSIDE_SHOWN: usize = 2;
 
+/// Share of two consecutive question words' score added again when a line
+/// has them side by side.
+const PHRASE_BONUS: f64 = 0.5;
+
 /// Score boost for a line that carries the kind of thing asked for.
 const KIND_BONUS: f64 = 0.5;
 
@@ -421,6 +425,25 @@ impl KeywordRetriever {
             }
         }
         let best_page = page_evidence.values().copied().fold(f64::MIN_POSITIVE, f64::max);
+        // Phrases: two consecutive question words ("effective tax", "tax
+        // rate") found side by side in a line score again, so the line that
+        // names the thing outranks one that has its words apart.
+        let words: Vec<usize> = (0..keywords.len())
+            .filter(|&k| keywords[k].salient && !keywords[k].pinning && !keywords[k].is_regex())
+            .collect();
+        let phrases: Vec<(usize, usize, String, memchr::memmem::Finder<'static>)> = words
+            .windows(2)
+            .filter_map(|pair| {
+                let (Matcher::Text(a, _), Matcher::Text(b, _)) =
+                    (&keywords[pair[0]].matcher, &keywords[pair[1]].matcher)
+                else {
+                    return None;
+                };
+                let phrase = format!("{a} {b}");
+                let finder = memchr::memmem::Finder::new(phrase.as_bytes()).into_owned();
+                Some((pair[0], pair[1], phrase, finder))
+            })
+            .collect();
 
         struct Hit {
             index: usize,
@@ -458,6 +481,17 @@ impl KeywordRetriever {
             }
             if score == 0.0 {
                 continue;
+            }
+            let text = normalized.get(*index).map(String::as_str).unwrap_or_default();
+            for (a, b, phrase, finder) in &phrases {
+                if matched_keywords.contains(a)
+                    && matched_keywords.contains(b)
+                    && contains_word_with(text, phrase, finder)
+                {
+                    let bonus = PHRASE_BONUS * (keywords[*a].weight * idf[*a] + keywords[*b].weight * idf[*b]);
+                    score += bonus;
+                    evidence += bonus;
+                }
             }
             if kind_re.is_some_and(|re| re.is_match(&document.lines[*index].text)) {
                 score += KIND_BONUS * score.min(1.0);
@@ -1031,6 +1065,23 @@ pub(crate) mod tests {
         assert_eq!(r.passages[0].anchor_line, 4, "{r:?}");
         // "total" must not match inside "subtotal".
         assert!(!r.passages.iter().any(|p| p.anchor_line == 2));
+    }
+
+    #[test]
+    fn question_words_side_by_side_outrank_the_same_words_apart() {
+        // Same words on both lines; only the second has them as the
+        // question puts them. Without the phrase bonus, document order
+        // would put line 1 first.
+        let doc = document(&[
+            &["The rate of interest is fixed; the tax is paid yearly.", "filler"],
+            &["Our effective tax rate was 21%.", "filler"],
+        ]);
+        let r = check(&doc, &question(&["effective", "tax", "rate"], "text", &[]), 2);
+        assert_eq!(r.passages[0].page, 2, "{r:?}");
+        let doc =
+            document(&[&["The tax is paid yearly at a fixed rate.", "filler"], &["The tax rate is fixed.", "filler"]]);
+        let r = check(&doc, &question(&["tax", "rate"], "text", &[]), 2);
+        assert_eq!(r.passages[0].page, 2, "{r:?}");
     }
 
     #[test]
