@@ -169,6 +169,37 @@ fn contains_word_with(haystack: &str, needle: &str, finder: &memchr::memmem::Fin
     })
 }
 
+/// Puts `outside` passages among the first `top_k` of `ranked`: free places
+/// first, then the last places held by plain passages — never the first
+/// (the route's best), a pinned passage or one the coverage pass added. The
+/// passages they replace move to the head of the rest. Returns how many were
+/// placed and those that found no place.
+pub(crate) fn show_outside(
+    ranked: &mut Vec<Candidate>,
+    outside: Vec<Candidate>,
+    top_k: usize,
+) -> (usize, Vec<Candidate>) {
+    let wanted = outside.len();
+    let mut outside = outside.into_iter();
+    while ranked.len() < top_k {
+        let Some(candidate) = outside.next() else { break };
+        ranked.push(candidate);
+    }
+    let mut displaced: Vec<Candidate> = Vec::new();
+    for at in (1..top_k.min(ranked.len())).rev() {
+        if ranked[at].passage.pinned || ranked[at].coverage {
+            continue;
+        }
+        let Some(candidate) = outside.next() else { break };
+        displaced.push(std::mem::replace(&mut ranked[at], candidate));
+    }
+    let not_shown: Vec<Candidate> = outside.collect();
+    displaced.reverse();
+    let at = top_k.min(ranked.len());
+    ranked.splice(at..at, displaced);
+    (wanted - not_shown.len(), not_shown)
+}
+
 /// Tokens that look like what an answer of this kind needs: a currency-looking
 /// token for amounts, a date for dates, an email or URL for contacts.
 pub(crate) fn kind_pattern(answer_type: &str) -> Option<(&'static str, Regex)> {
@@ -821,28 +852,8 @@ impl KeywordRetriever {
                     left_out.push(candidate);
                 }
             }
-            let shown = top.len();
-            // Free places first; then the last places held by plain routed
-            // passages (never the route's best, a pinned passage or one the
-            // coverage pass added), which move to the head of the next batch.
-            let mut top = top.into_iter();
-            while ranked.len() < top_k {
-                let Some(candidate) = top.next() else { break };
-                ranked.push(candidate);
-            }
-            let mut displaced: Vec<Candidate> = Vec::new();
-            for at in (1..top_k.min(ranked.len())).rev() {
-                if ranked[at].passage.pinned || ranked[at].coverage {
-                    continue;
-                }
-                let Some(candidate) = top.next() else { break };
-                displaced.push(std::mem::replace(&mut ranked[at], candidate));
-            }
-            let shown = shown - top.len();
-            left_out.extend(top);
-            displaced.reverse();
-            let at = top_k.min(ranked.len());
-            ranked.splice(at..at, displaced);
+            let (shown, not_shown) = show_outside(&mut ranked, top, top_k);
+            left_out.extend(not_shown);
             if shown > 0 {
                 notes.push(format!(
                     "{shown} passage(s) outside the routed sections shown: among the whole document's top {top_k}"
@@ -1065,6 +1076,45 @@ pub(crate) mod tests {
         assert_eq!(r.passages[0].anchor_line, 4, "{r:?}");
         // "total" must not match inside "subtotal".
         assert!(!r.passages.iter().any(|p| p.anchor_line == 2));
+    }
+
+    #[test]
+    fn passages_from_outside_the_route_never_displace_the_best_a_pin_or_a_coverage_addition() {
+        let candidate = |page: u32, pinned: bool, coverage: bool| Candidate {
+            passage: Passage {
+                line_start: page,
+                line_end: page,
+                page,
+                score: 1.0,
+                anchor_line: page,
+                matched_keywords: vec![],
+                pinned,
+            },
+            discriminating: true,
+            coverage,
+        };
+        let pages = |c: &[Candidate]| c.iter().map(|c| c.passage.page).collect::<Vec<_>>();
+        // Free places are filled first.
+        let mut ranked = vec![candidate(1, false, false), candidate(2, false, false)];
+        let (shown, rest) = show_outside(&mut ranked, vec![candidate(9, false, false)], 3);
+        assert_eq!((shown, pages(&ranked), rest.len()), (1, vec![1, 2, 9], 0));
+        // Full: the last plain passage gives way; the pinned one and the
+        // coverage addition stay; the displaced one heads the rest.
+        let mut ranked = vec![
+            candidate(1, false, false),
+            candidate(2, false, false),
+            candidate(3, true, false),
+            candidate(4, false, true),
+            candidate(5, false, false),
+        ];
+        let (shown, rest) = show_outside(&mut ranked, vec![candidate(8, false, false), candidate(9, false, false)], 4);
+        assert_eq!(shown, 1, "only one plain place after the best: {:?}", pages(&ranked));
+        assert_eq!(pages(&ranked), [1, 8, 3, 4, 2, 5]);
+        assert_eq!(pages(&rest), [9]);
+        // Never before the route's best passage.
+        let mut ranked = vec![candidate(1, false, false)];
+        let (shown, rest) = show_outside(&mut ranked, vec![candidate(9, false, false)], 1);
+        assert_eq!((shown, pages(&ranked), pages(&rest)), (0, vec![1], vec![9]));
     }
 
     #[test]
