@@ -743,3 +743,26 @@ fn the_title_of_an_identifier_is_its_heading_not_the_word_title() {
     let parsed = parse("Who holds the title of the property?");
     assert!(words(&parsed).contains(&"title"), "{:?}", words(&parsed));
 }
+
+#[test]
+fn an_analyst_question_keeps_its_figure_and_drops_its_framing() {
+    let parsed = parse(
+        "Assume that you are a public equities analyst. Answer the following question by primarily using information that is shown in the balance sheet: what is the year end FY2018 net PPNE for 3M? Round your answer to two decimal places.",
+    );
+    let direct = words(&parsed);
+    assert_eq!(direct, ["year", "end", "2018", "net", "ppne", "3m"], "{:?}", parsed.parsing_notes);
+    // The part named and the part implied by the figure are one part here.
+    assert_eq!(parsed.retrieval.scope.sections.len(), 1);
+    assert!(parsed.retrieval.scope.sections[0].starts_with("balance sheet | balance sheets"));
+    assert_eq!(parsed.scope_filters, parsed.retrieval.scope);
+    assert_eq!(parsed.generation.format_constraints.get("decimals").map(String::as_str), Some("2"));
+    assert!(parsed.retrieval.main_query.contains("net PPNE"));
+    assert!(!parsed.retrieval.main_query.contains("analyst"));
+}
+
+#[test]
+fn a_question_naming_no_part_points_nowhere() {
+    let parsed = parse("Which controls are related to SC-1?");
+    assert!(parsed.retrieval.scope.sections.is_empty());
+    assert!(words(&parsed).contains(&"controls"));
+}
