@@ -73,6 +73,7 @@ use crate::extract::date::{self, DayMonthOrder};
 use crate::extract::pattern::{self, PatternToken};
 use crate::keywords::{KeywordSet, has_any, label_form};
 use crate::layout::PageLayout;
+use crate::statement;
 
 /// Name and template version of the extractive generator.
 pub const EXTRACTIVE_VERSION: &str = "extractive/0.1";
@@ -367,6 +368,13 @@ struct Context<'a> {
     /// `heading`: "the title of AC-2"), lower-cased: the line one of them
     /// opens is the answer.
     heading_of: Vec<String>,
+    /// The first year the question names (`FY2018` searches `2018`): the
+    /// column read on a financial statement.
+    year: Option<u32>,
+    /// Expert-dictionary groups naming a part the question points to (a
+    /// group with one of its titles, `cash_flow_statement`): their words say
+    /// which statement, not which row of it.
+    part_groups: Vec<String>,
 }
 
 impl<'a> Context<'a> {
@@ -416,9 +424,34 @@ impl<'a> Context<'a> {
             } else {
                 Vec::new()
             },
+            year: question
+                .keywords
+                .iter()
+                .filter(|k| k.source == docintel_schema::KeywordSource::Direct && k.text.len() == 4)
+                .find_map(|k| k.text.parse::<u32>().ok().filter(|y| (1950..2100).contains(y))),
+            part_groups: {
+                let titles: Vec<String> =
+                    question.retrieval.scope.sections.iter().flat_map(|s| s.split(" | ")).map(label_form).collect();
+                let mut groups: Vec<String> = question
+                    .keywords
+                    .iter()
+                    .filter(|k| titles.contains(&label_form(&k.text)))
+                    .filter_map(|k| k.semantic_group.clone())
+                    .collect();
+                groups.dedup();
+                groups
+            },
         }
     }
 }
+
+/// Score added to the statement cell in the question's year column on a row
+/// labelled by the question's words (taken from the row's other years):
+/// above any sentence that mentions an amount, as the question named the
+/// statement.
+const STATEMENT_BONUS: f64 = 10.0;
+/// Up to this much more for a row label made only of the question's words.
+const STATEMENT_LABEL_WEIGHT: f64 = 2.0;
 
 /// Score added to the line an asked-for identifier opens (see
 /// [`Context::heading_of`]): above any keyword evidence.
@@ -738,6 +771,14 @@ impl Context<'_> {
             self.document.lines.iter().filter(|l| l.page == passage.page).map(|l| l.text.as_str()),
         );
         let passage_scale = texts().find_map(amount::scale_cue);
+        // A financial statement the question points to: figures on a grid
+        // under a header row of years (see `statement`).
+        let statement = (self.kind == Kind::Amount && !self.question.retrieval.scope.sections.is_empty())
+            .then(|| {
+                let page: Vec<&Line> = self.document.lines.iter().filter(|l| l.page == passage.page).collect();
+                statement::grid(&page).map(|grid| (grid, page))
+            })
+            .flatten();
         let typed = matches!(self.kind, Kind::Amount | Kind::Date | Kind::Email | Kind::Iban | Kind::Url);
         let mut out = Vec::new();
         for (i, line) in lines.iter().enumerate() {
@@ -827,9 +868,32 @@ impl Context<'_> {
                         .collect();
                     let line_currency = amount::dominant_currency([line.text.as_str()]);
                     let n = tokens.len();
+                    let first_figure = tokens.first().map_or(0, |t| t.start);
                     for (j, token) in tokens.into_iter().enumerate() {
                         let currency = token.currency.or(line_currency).or(passage_currency).or(page_currency);
-                        let mut score = view.keyword_score + label_value;
+                        // On a statement, a figure whose row label carries the
+                        // question's words is read in the question's year
+                        // column: that figure is the answer, the row's other
+                        // years are not. Scored on its label alone, without
+                        // the words naming the statement, which every row
+                        // shares.
+                        let statement_score = statement.as_ref().and_then(|(grid, page)| {
+                            let year = if statement::own_label(line, first_figure).is_some() {
+                                statement::year_by_order(grid, line, j)?
+                            } else {
+                                grid.year_at(line, statement::figure_x(line, token.start, token.end))?
+                            };
+                            let label = statement::label_of(page, line, token.start)?;
+                            let (precision, weight) = self.row_label_support(&label)?;
+                            Some(if year == grid.wanted(self.year) {
+                                STATEMENT_BONUS + STATEMENT_LABEL_WEIGHT * precision + weight
+                            } else {
+                                weight - STATEMENT_BONUS
+                            })
+                        });
+                        // (The invoice label cues — "total", "amount due" —
+                        // do not apply to a statement's rows.)
+                        let mut score = statement_score.unwrap_or(view.keyword_score + label_value);
                         if token.currency.is_some() {
                             score += 0.3;
                         }
@@ -839,10 +903,23 @@ impl Context<'_> {
                         if j + 1 == n {
                             score += 0.1;
                         }
+                        // A statement cell reads as printed: negative in
+                        // parentheses, in the statement's scale.
+                        let (value, unit) = match &statement {
+                            Some((_, page)) if statement_score.is_some_and(|s| s > 0.0) => (
+                                if statement::parenthesized(&line.text, token.start, token.end) {
+                                    -token.value.abs()
+                                } else {
+                                    token.value
+                                },
+                                token.unit.or_else(|| statement::scale(page)).or(passage_scale),
+                            ),
+                            _ => (token.value, token.unit.or(passage_scale)),
+                        };
                         let value = AnswerValue::Amount(Amount {
-                            value: token.value,
+                            value,
                             currency: currency.map(str::to_owned),
-                            unit: token.unit.or(passage_scale).map(str::to_owned),
+                            unit: unit.map(str::to_owned),
                         });
                         out.push(base(
                             value,
@@ -885,6 +962,31 @@ impl Context<'_> {
             }
         }
         (out, passage_matches)
+    }
+
+    /// How much of a statement row label the question's words make up (0 to
+    /// 1; "Total assets" for "total assets" is 1, "Total current assets" 2/3)
+    /// and their weight, when it carries at least one of them. Keywords of
+    /// the part's own concept (`balance_sheet`: "total current assets" is
+    /// one of its words) do not count: they say which statement, not which
+    /// row.
+    fn row_label_support(&self, label: &str) -> Option<(f64, f64)> {
+        let norm = label_form(label);
+        let words: Vec<&str> = norm.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        let matched: Vec<usize> = self
+            .keywords
+            .matches(label)
+            .into_iter()
+            .filter(|&k| self.keywords.keywords[k].group.as_ref().is_none_or(|g| !self.part_groups.contains(g)))
+            .collect();
+        if matched.is_empty() || words.is_empty() {
+            return None;
+        }
+        let covered = words
+            .iter()
+            .filter(|w| matched.iter().any(|&k| self.keywords.keywords[k].norm().split(' ').any(|kw| kw == **w)))
+            .count();
+        Some((covered as f64 / words.len() as f64, self.keywords.weight(&matched)))
     }
 
     fn text_candidate(
@@ -1339,6 +1441,96 @@ mod tests {
         check(rows, &q, Some("PM-23 DATA GOVERNANCE BODY"));
         // Two pages only: not a running line, the rule stays out of the way.
         check(&rows[..4], &q, Some("NIST SP 800-53 control catalog"));
+    }
+
+    /// A cash flow statement page: a header of years, the capex row (label
+    /// and first figure close, as the parser keeps them together; the
+    /// other years apart), a dividends row and filler rows of figures.
+    fn cash_flow_statement() -> ParsedDocument {
+        let mut rows: Vec<(String, [f32; 4])> = vec![
+            ("Consolidated Statement of Cash Flows".to_owned(), [200.0, 760.0, 400.0, 769.0]),
+            ("(Millions)".to_owned(), [50.0, 740.0, 100.0, 749.0]),
+            ("2018".to_owned(), [400.0, 740.0, 424.0, 749.0]),
+            ("2017".to_owned(), [460.0, 740.0, 484.0, 749.0]),
+            ("2016".to_owned(), [520.0, 740.0, 544.0, 749.0]),
+            ("Purchases of property, plant and equipment (1,577)".to_owned(), [50.0, 720.0, 432.0, 729.0]),
+            ("(1,373)".to_owned(), [456.0, 720.0, 490.0, 729.0]),
+            ("(1,420)".to_owned(), [516.0, 720.0, 550.0, 729.0]),
+            ("Dividends paid to shareholders".to_owned(), [50.0, 708.0, 200.0, 717.0]),
+            ("(3,193)".to_owned(), [396.0, 708.0, 430.0, 717.0]),
+            ("(2,803)".to_owned(), [456.0, 708.0, 490.0, 717.0]),
+            ("(2,678)".to_owned(), [516.0, 708.0, 550.0, 717.0]),
+        ];
+        for i in 0..12 {
+            let y = 690.0 - 12.0 * i as f32;
+            rows.push((format!("Other item {i}"), [50.0, y, 150.0, y + 9.0]));
+            rows.push((format!("1,{i:03}"), [400.0, y, 424.0, y + 9.0]));
+            rows.push((format!("2,{i:03}"), [460.0, y, 484.0, y + 9.0]));
+        }
+        let rows: Vec<(&str, [f32; 4])> = rows.iter().map(|(t, b)| (t.as_str(), *b)).collect();
+        crate::test_support::doc_boxed(&rows)
+    }
+
+    #[test]
+    fn a_statement_is_read_by_row_label_and_year_column() {
+        let doc = cash_flow_statement();
+        let page = Passage {
+            line_start: 1,
+            line_end: doc.lines.len() as u32,
+            page: 1,
+            score: 1.0,
+            anchor_line: 6,
+            matched_keywords: vec![],
+            pinned: true,
+        };
+        let mut q = question("What was the capex in FY2017?", "amount", &["capex", "2017"]);
+        q.keywords.push(Keyword {
+            text: "purchases of property".to_owned(),
+            weight: 1.5,
+            source: docintel_schema::KeywordSource::ExpertDictionary,
+            is_regex: false,
+            semantic_group: Some("capital_expenditure".to_owned()),
+        });
+        q.keywords.push(Keyword {
+            text: "dividends paid".to_owned(),
+            weight: 1.0,
+            source: docintel_schema::KeywordSource::ExpertDictionary,
+            is_regex: false,
+            semantic_group: Some("cash_flow_statement".to_owned()),
+        });
+        q.keywords.push(Keyword {
+            text: "statement of cash flows".to_owned(),
+            weight: 1.0,
+            source: docintel_schema::KeywordSource::ExpertDictionary,
+            is_regex: false,
+            semantic_group: Some("cash_flow_statement".to_owned()),
+        });
+        // Without a named part, no statement reading: whatever the invoice
+        // rules pick, it is not the 2017 capex cell.
+        let plain = run(&q, &doc, std::slice::from_ref(&page));
+        let value = |g: &Generation| g.answer.items.first().map(|i| i.value.to_string());
+        assert_ne!(value(&plain).as_deref(), Some("-1373 million"), "{:?}", plain.answer);
+        // The question points to the cash flow statement: the 2017 column of
+        // the capex row, negative as printed, in millions; the dividends row
+        // (a word of the statement's own concept) is not the answer.
+        q.retrieval.scope.sections = vec!["statement of cash flows | statements of cash flows".to_owned()];
+        let read = run(&q, &doc, std::slice::from_ref(&page));
+        let item = read.answer.items.first().expect("an answer");
+        match &item.value {
+            AnswerValue::Amount(a) => {
+                assert_eq!((a.value, a.unit.as_deref()), (-1373.0, Some("million")), "{:?}", read.answer)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(item.spans[0].quote.contains("(1,373)"), "{:?}", item.spans);
+        // No year named: the first column.
+        q.keywords.retain(|k| k.text != "2017");
+        let first = run(&q, &doc, std::slice::from_ref(&page));
+        assert!(
+            matches!(&first.answer.items[0].value, AnswerValue::Amount(a) if a.value == -1577.0),
+            "{:?}",
+            first.answer
+        );
     }
 
     fn question(text: &str, answer_type: &str, keywords: &[&str]) -> ParsedQuestion {

@@ -250,6 +250,11 @@ impl KeywordSet {
 }
 
 impl Kw {
+    /// The keyword in match form.
+    pub(crate) fn norm(&self) -> &str {
+        &self.norm
+    }
+
     fn is_in(&self, raw: &str, norm: &str) -> bool {
         if let Some(regex) = &self.regex {
             return regex.is_match(raw);

@@ -70,6 +70,7 @@ mod labelled;
 mod layout;
 pub mod llm;
 pub mod prompt;
+mod statement;
 pub mod validate;
 
 pub use custom::{CustomSchema, CustomSchemaError};

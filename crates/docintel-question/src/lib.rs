@@ -464,6 +464,16 @@ impl RuleParser {
         focus_spans.extend(distractors.iter().map(|d| d.span.clone()));
         let focus = remove_spans(&corrected, &focus_spans);
         let mut answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
+        // "(in USD millions)", "Answer in EUR": the question wants an amount
+        // even when its words name no amount.
+        let money_format = format_constraints.contains_key("currency")
+            || format_constraints
+                .get("unit")
+                .is_some_and(|u| matches!(u.as_str(), "thousands" | "millions" | "billions"));
+        if answer_type == "text" && money_format && self.satellites.answer_type("amount").is_some() {
+            notes.push("answer type amount: the question asks for a currency or a money scale".to_owned());
+            answer_type = "amount".to_owned();
+        }
         if self.satellites.answer_type(&answer_type).is_none() {
             notes.push(format!("answer type '{answer_type}' is not in the answer types table: text instead"));
             answer_type = "text".to_owned();

@@ -760,16 +760,10 @@ impl KeywordRetriever {
             if !named.is_empty() {
                 let mut front: Vec<Candidate> = Vec::new();
                 for page in &named {
-                    let existing = ranked.iter().position(|c| c.passage.page == page.page);
-                    let mut candidate = match existing {
-                        Some(at) => ranked.remove(at),
-                        None => match held_back.iter().position(|c| c.passage.page == page.page) {
-                            Some(at) => held_back.remove(at),
-                            None => self.named_page_passage(&keywords, document, &normalized, page, kind_re),
-                        },
-                    };
-                    candidate.passage.pinned = true;
-                    front.push(candidate);
+                    // The page whole replaces the passages found on it.
+                    ranked.retain(|c| c.passage.page != page.page);
+                    held_back.retain(|c| c.passage.page != page.page);
+                    front.push(self.named_page_passage(&keywords, document, &normalized, page, kind_re));
                 }
                 trace.record(TraceEvent {
                     brick: "retrieve".to_owned(),
@@ -899,8 +893,9 @@ impl KeywordRetriever {
         Ok(Retrieval { passages, reserve, methods_used, notes })
     }
 
-    /// The passage shown for a named section's page: its best keyword
-    /// match, else the rows under its heading.
+    /// The passage shown for a named section's page: the whole page (a
+    /// statement is read whole: its header row of years says which column
+    /// is which), anchored on its best keyword match, else its heading.
     fn named_page_passage(
         &self,
         keywords: &[PreparedKeyword],
@@ -911,22 +906,21 @@ impl KeywordRetriever {
     ) -> Candidate {
         let scope = BTreeSet::from([page.page]);
         let search = self.search(keywords, document, normalized, Some(&scope), kind_re, None);
-        search.candidates.into_iter().next().unwrap_or_else(|| {
-            let (_, last) = page_bounds(document, page.page);
-            Candidate {
-                passage: Passage {
-                    line_start: page.heading,
-                    line_end: (page.heading + 2 * self.config.window).min(last),
-                    page: page.page,
-                    score: 0.0,
-                    anchor_line: page.heading,
-                    matched_keywords: Vec::new(),
-                    pinned: true,
-                },
-                discriminating: true,
-                coverage: false,
-            }
-        })
+        let (first, last) = page_bounds(document, page.page);
+        let best = search.candidates.into_iter().next();
+        Candidate {
+            passage: Passage {
+                line_start: first,
+                line_end: last,
+                page: page.page,
+                score: best.as_ref().map_or(0.0, |c| c.passage.score),
+                anchor_line: best.as_ref().map_or(page.heading, |c| c.passage.anchor_line),
+                matched_keywords: best.as_ref().map(|c| c.passage.matched_keywords.clone()).unwrap_or_default(),
+                pinned: true,
+            },
+            discriminating: true,
+            coverage: false,
+        }
     }
 
     /// Cuts unpinned passages scoring under the floor share of the best one
