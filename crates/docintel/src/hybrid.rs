@@ -47,6 +47,6 @@ pub(crate) fn fuse(
 ) -> Result<Retrieval, String> {
     let retriever = retriever_for(dir, top_k)?;
     let chunks = chunk_document(document, &CHUNKS);
-    let embedding = retriever.retrieve(question, document, &chunks, trace).map_err(|e| e.to_string())?;
+    let embedding = retriever.retrieve(question, document, &chunks, None, trace).map_err(|e| e.to_string())?;
     Ok(fuse_rrf(keyword, &embedding, FusionConfig { top_k, ..FusionConfig::STANDARD }))
 }
