@@ -172,7 +172,7 @@ fn eval(args: &[String]) -> anyhow::Result<()> {
     println!("model loaded in {} ms", clock.elapsed().as_millis());
     let retriever = EmbeddingRetriever::new(embedder, EmbedConfig { top_k: TOP_K, ..EmbedConfig::STANDARD });
     let clock = Instant::now();
-    retriever.chunk_vectors(&chunks)?;
+    retriever.chunk_vectors(&chunks, None)?;
     let index_s = clock.elapsed().as_secs_f64();
     println!(
         "{PDF}: {} pages, {} chunks of <= {max_tokens} tokens embedded in {index_s:.1} s ({:.0} chunks/s)",
@@ -192,7 +192,7 @@ fn eval(args: &[String]) -> anyhow::Result<()> {
         let parsed = parser.parse(question, &document.profile)?;
         let kw = keyword.retrieve(&parsed, &document, &mut NullSink)?;
         let clock = Instant::now();
-        let emb = retriever.retrieve(&parsed, &document, &chunks, &mut NullSink)?;
+        let emb = retriever.retrieve(&parsed, &document, &chunks, None, &mut NullSink)?;
         query_ms.push(clock.elapsed().as_secs_f64() * 1000.0);
         let hybrid = fuse_rrf(&kw, &emb, FusionConfig { top_k: TOP_K, ..FusionConfig::STANDARD });
         let (k, e, h) = (hit(&kw.passages, gold), hit(&emb.passages, gold), hit(&hybrid.passages, gold));

@@ -179,10 +179,13 @@ struct AskArgs {
     #[arg(long, value_name = "OUT.pdf", help_heading = "Generation")]
     highlight: Option<PathBuf>,
 
-    /// Pipeline: folder for the per-question audit trail.
+    /// Pipeline: folder for the per-question audit trail and the caches the
+    /// next run reuses (parsed questions; with --embeddings, the document's
+    /// chunk vectors in `<out>/<document>/embeddings/`).
     #[arg(long, default_value = "docintel-out", help_heading = "Pipeline")]
     out: PathBuf,
-    /// Pipeline: do not write the audit trail to disk (`_meta` is still printed).
+    /// Pipeline: write nothing to disk, neither the audit trail nor the caches
+    /// (`_meta` is still printed).
     #[arg(long, help_heading = "Pipeline")]
     no_trace: bool,
 }

@@ -371,6 +371,52 @@ fn embeddings_without_the_feature_are_reported_skipped() {
     assert_eq!(value["answer"]["answer_found"], true);
 }
 
+/// With the `embeddings` feature and the model installed: the first question
+/// embeds the document and writes its chunk vectors under
+/// `<out>/<document>/embeddings/`; the next process reads them from there
+/// (the trace says where they came from); `--no-trace` writes none.
+#[cfg(feature = "embeddings")]
+#[test]
+fn embedding_vectors_are_written_under_out_and_read_by_the_next_process() {
+    let model = std::env::var_os("DOCINTEL_EMBED_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-minilm-l6-v2"));
+    if !model.join("model.safetensors").is_file() {
+        eprintln!("SKIPPED: no all-MiniLM-L6-v2 in {} (cargo xtask fetch-model minilm)", model.display());
+        return;
+    }
+    let out = temp_dir("embed-cache");
+    let pdf = fixture("AmazonWebServices.pdf");
+    let (pdf, model_arg, out_arg) = (pdf.to_str().unwrap(), model.to_str().unwrap(), out.to_str().unwrap());
+    let vectors_from = |question: &str, extra: &[&str]| -> (String, Value) {
+        let args = [&["ask", pdf, question, "--json", "--embeddings", model_arg][..], extra].concat();
+        let run = docintel(&args);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let value: Value = serde_json::from_slice(&run.stdout).unwrap();
+        let Some(dir) = value["_meta"]["trace_dir"].as_str() else { return (String::new(), value) };
+        let trace: Value =
+            serde_json::from_slice(&std::fs::read(PathBuf::from(dir).join("pipeline_trace.json")).unwrap()).unwrap();
+        let event = trace["events"].as_array().unwrap().iter().find(|e| e["step"] == "embedding_search").cloned();
+        let event = event.expect("an embedding_search event");
+        (event["detail"]["chunk_vectors"].as_str().unwrap_or_default().to_owned(), event)
+    };
+    let store = out.join("AmazonWebServices/embeddings");
+    let (source, event) = vectors_from("What is the total amount?", &["--out", out_arg]);
+    assert_eq!(source, "computed", "{event}");
+    let files: Vec<PathBuf> = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(event["detail"]["chunk_vectors_file"], files[0].display().to_string());
+    let (source, event) = vectors_from("What is the invoice date?", &["--out", out_arg]);
+    assert_eq!(source, "disk", "{event}");
+
+    let elsewhere = temp_dir("embed-cache-no-trace");
+    let (_, value) = vectors_from("What is the total amount?", &["--no-trace", "--out", elsewhere.to_str().unwrap()]);
+    assert_eq!(value["_meta"]["trace_dir"], Value::Null);
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "--no-trace writes nothing");
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&elsewhere).unwrap();
+}
+
 #[test]
 fn offline_flag_wins_over_a_configured_endpoint() {
     let pdf = fixture("AmazonWebServices.pdf");

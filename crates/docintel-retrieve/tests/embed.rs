@@ -207,7 +207,7 @@ fn semantic_match_without_shared_keywords_is_found_and_unrelated_pages_are_floor
     let mut q = ParsedQuestion::unparsed("How often do I need to update my password?", "test");
     q.retrieval.main_query = q.corrected_question.clone();
     let mut events = Vec::new();
-    let r = retriever.retrieve(&q, &doc, &chunks, &mut events).expect("retrieves");
+    let r = retriever.retrieve(&q, &doc, &chunks, None, &mut events).expect("retrieves");
     assert_eq!(r.passages[0].page, 2, "{r:?}");
     assert_eq!(r.passages[0].anchor_line, 3, "the line sharing a query word anchors the passage");
     assert!(r.passages.len() < chunks.len(), "the floor cut unrelated pages: {r:?}\n{events:?}");

@@ -121,10 +121,16 @@ impl std::error::Error for TraceError {
     }
 }
 
+/// The folder of one document's outputs: `<out>/<document-stem>` (its
+/// question traces, and with embeddings its vector files).
+pub fn document_dir(out_root: &Path, document: &Path) -> PathBuf {
+    let stem = document.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".into());
+    out_root.join(stem)
+}
+
 /// The folder of one question's trace: `<out>/<document-stem>/questions/<slug>`.
 pub fn question_dir(out_root: &Path, document: &Path, question: &str) -> PathBuf {
-    let stem = document.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".into());
-    out_root.join(stem).join("questions").join(question_slug(question))
+    document_dir(out_root, document).join("questions").join(question_slug(question))
 }
 
 /// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if

@@ -4,7 +4,10 @@
 //! fusion: see `docintel_retrieve::embed::fusion`).
 //!
 //! The model is loaded once per process and directory; chunk vectors are
-//! cached in memory per document by the embedding retriever.
+//! cached in memory per document by the embedding retriever and, when the
+//! caller gives an output folder, on disk in `<out>/<document>/embeddings/`
+//! (one `<key>.f32` per embedder and chunk set), so the next process reads
+//! them instead of embedding the whole document again.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -36,17 +39,26 @@ fn retriever_for(dir: &Path, top_k: usize) -> Result<Shared, String> {
     Ok(retriever)
 }
 
+/// The folder of `document`'s vector files under the output folder `out`:
+/// `<out>/<document stem>/embeddings` (next to its question traces).
+pub(crate) fn store_dir(out: &Path, document: &ParsedDocument) -> PathBuf {
+    docintel_trace::document_dir(out, Path::new(&document.source)).join("embeddings")
+}
+
 /// The keyword retrieval fused with an embedding retrieval over `document`.
+/// `store` is the folder of the document's vector files (`None`: memory
+/// only).
 pub(crate) fn fuse(
     dir: &Path,
     question: &ParsedQuestion,
     document: &ParsedDocument,
     keyword: &Retrieval,
     top_k: usize,
+    store: Option<&Path>,
     trace: &mut dyn TraceSink,
 ) -> Result<Retrieval, String> {
     let retriever = retriever_for(dir, top_k)?;
     let chunks = chunk_document(document, &CHUNKS);
-    let embedding = retriever.retrieve(question, document, &chunks, trace).map_err(|e| e.to_string())?;
+    let embedding = retriever.retrieve(question, document, &chunks, store, trace).map_err(|e| e.to_string())?;
     Ok(fuse_rrf(keyword, &embedding, FusionConfig { top_k, ..FusionConfig::STANDARD }))
 }

@@ -76,7 +76,11 @@ pub struct AskOptions {
     pub pages: Option<Vec<u32>>,
     /// Retrieval: allow TOC navigation (the dispatcher may still turn it off).
     pub use_toc: bool,
-    /// Pipeline: where to write the per-question trace; `None` writes none.
+    /// Pipeline: where to write the per-question trace (`<out>/<document
+    /// stem>/questions/...`), and the caches later runs reuse: parsed
+    /// questions, and with embeddings the document's chunk vectors
+    /// (`<out>/<document stem>/embeddings/<key>.f32`). `None` writes none
+    /// (chunk vectors are then cached in memory only).
     pub out_dir: Option<PathBuf>,
     /// Generation: which generator answers.
     pub generator: GeneratorChoice,
@@ -391,7 +395,8 @@ fn run_generator<G: Generator>(
     generator.generate(parsed, document, &retrieval.passages, trace).map_err(|e| brick_error("generate")(Box::new(e)))
 }
 
-/// Answers `question` about an already parsed document (no trace written).
+/// Answers `question` about an already parsed document (no trace written;
+/// with embeddings and `options.out_dir`, the chunk vectors are cached there).
 pub fn answer_document(
     document: &ParsedDocument,
     question: &str,
@@ -578,7 +583,8 @@ fn answer_parsed_after(
         let retrieval = match embed_dir {
             Some(dir) => {
                 implementations.insert("embed".to_owned(), "minilm-l6-v2/rrf".to_owned());
-                hybrid::fuse(dir, &parsed, document, &retrieval, options.top_k, &mut trace)
+                let store = options.out_dir.as_deref().map(|out| hybrid::store_dir(out, document));
+                hybrid::fuse(dir, &parsed, document, &retrieval, options.top_k, store.as_deref(), &mut trace)
                     .map_err(PipelineError::Config)?
             }
             None => retrieval,

@@ -10,8 +10,10 @@
 //!   `model.safetensors` (`cargo xtask fetch-model minilm` installs them).
 //! - [`EmbeddingRetriever`]: ranks the document's chunks (the facade passes
 //!   them in, from the parse brick's `chunk_document`), caches their vectors
-//!   per document, returns the same [`Retrieval`](docintel_schema::Retrieval)
-//!   the keyword retriever returns (passages never cross a page).
+//!   per chunk set in memory and, given a store directory, on disk (one
+//!   `<key>.f32` file per chunk set, `store.rs`), returns the same
+//!   [`Retrieval`](docintel_schema::Retrieval) the keyword retriever returns
+//!   (passages never cross a page).
 //! - [`apply_floor`]: fewer passages rather than padding; the nearest is
 //!   always kept.
 //! - [`fuse_rrf`]: hybrid ranking; pinned passages stay on top.
@@ -20,11 +22,12 @@ mod floor;
 mod fusion;
 mod minilm;
 mod retriever;
+mod store;
 
 pub use floor::{Baseline, FloorConfig, FloorDecision, MIN_BACKGROUND, MINILM_UNRELATED, apply_floor};
 pub use fusion::{FusionConfig, fuse_rrf};
 pub use minilm::{DEFAULT_MAX_SEQ_LENGTH, MiniLmEmbedder};
-pub use retriever::{EmbedConfig, EmbeddingRetriever};
+pub use retriever::{ChunkVectors, EmbedConfig, EmbedQuery, EmbeddingRetriever, VectorSource};
 
 use std::fmt;
 use std::path::PathBuf;

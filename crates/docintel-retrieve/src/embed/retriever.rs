@@ -3,7 +3,7 @@
 //! page-bounded passages.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use docintel_schema::text::normalize;
@@ -11,6 +11,7 @@ use docintel_schema::{Chunk, Line, ParsedDocument, ParsedQuestion, Passage, Retr
 use serde_json::json;
 
 use super::floor::{Baseline, FloorConfig, MINILM_UNRELATED, apply_floor};
+use super::store::{self, Loaded, VectorKey};
 use super::{EmbedError, Embedder, cosine};
 
 /// Documents whose chunk vectors are kept in memory at once.
@@ -42,15 +43,69 @@ impl Default for EmbedConfig {
     }
 }
 
+/// Where a chunk set's vectors came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorSource {
+    /// The retriever's in-memory cache (embedded earlier in this process).
+    Memory,
+    /// The vector file in the store directory (embedded by an earlier run).
+    Disk,
+    /// The embedder, just now.
+    Computed,
+}
+
+impl VectorSource {
+    /// `memory`, `disk` or `computed`: the trace's `chunk_vectors` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VectorSource::Memory => "memory",
+            VectorSource::Disk => "disk",
+            VectorSource::Computed => "computed",
+        }
+    }
+}
+
+/// The vectors of a chunk set (one per chunk, in order) and where they came
+/// from.
+#[derive(Debug, Clone)]
+pub struct ChunkVectors {
+    /// One unit vector per chunk.
+    pub vectors: Arc<Vec<Vec<f32>>>,
+    /// Memory, disk or the embedder.
+    pub source: VectorSource,
+    /// The vector file of this chunk set when a store directory was given
+    /// (read, written, or — on a memory hit — left alone).
+    pub file: Option<PathBuf>,
+    /// Problems with the file, each naming it: a damaged file that was
+    /// recomputed and overwritten, or a file that could not be written (the
+    /// vectors then live in memory only).
+    pub problems: Vec<String>,
+}
+
+/// What an embedding search looks for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmbedQuery<'a> {
+    /// The query texts (main query, then rewrites); a chunk scores its best
+    /// cosine to any of them.
+    pub texts: Vec<&'a str>,
+    /// Keywords: only reported in `matched_keywords` and used to pick the
+    /// anchor line.
+    pub keywords: Vec<String>,
+    /// Page hint: restricts the chunks when any chunk is on these pages.
+    pub pages: Vec<u32>,
+}
+
 /// Ranks a document's chunks by embedding similarity to the question.
 ///
-/// Chunk vectors are cached in memory per document (keyed by a hash of the
-/// embedder name and the chunks), so several questions on one document embed
-/// its chunks once.
+/// Chunk vectors are cached in memory per chunk set (keyed by a SHA-256 of
+/// the embedder name, its dimension and every chunk's embedding input), so
+/// several questions on one document embed its chunks once. Given a store
+/// directory, they are also kept on disk under the same key (`<key>.f32`,
+/// see `store.rs`), so a later process reads them instead of embedding again.
 pub struct EmbeddingRetriever<E: Embedder> {
     embedder: E,
     config: EmbedConfig,
-    cache: Mutex<HashMap<u64, Arc<Vec<Vec<f32>>>>>,
+    cache: Mutex<HashMap<VectorKey, Arc<Vec<Vec<f32>>>>>,
 }
 
 impl<E: Embedder> std::fmt::Debug for EmbeddingRetriever<E> {
@@ -93,34 +148,51 @@ impl<E: Embedder> EmbeddingRetriever<E> {
         format!("embedding/0.1 ({})", self.embedder.name())
     }
 
-    fn cache_key(&self, chunks: &[Chunk]) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        self.embedder.name().hash(&mut hasher);
-        for chunk in chunks {
-            (chunk.line_start, chunk.line_end, &chunk.context_header, &chunk.text).hash(&mut hasher);
-        }
-        hasher.finish()
-    }
-
-    /// The vectors of `chunks` (one per chunk, in order), from the cache when
-    /// these chunks were embedded before. The second value tells whether the
-    /// cache answered.
-    pub fn chunk_vectors(&self, chunks: &[Chunk]) -> Result<(Arc<Vec<Vec<f32>>>, bool), EmbedError> {
-        let key = self.cache_key(chunks);
-        if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
-            return Ok((Arc::clone(hit), true));
-        }
+    /// The vectors of `chunks` (one per chunk, in order): from memory when
+    /// this process embedded these chunks before, else from the vector file
+    /// in `store` (a directory; `None` keeps them in memory only) when it is
+    /// there and well-formed, else from the embedder — then written to
+    /// `store`. A damaged file is recomputed and overwritten, and a file
+    /// that cannot be written leaves the vectors in memory; both are
+    /// reported in [`ChunkVectors::problems`], never as an error.
+    pub fn chunk_vectors(&self, chunks: &[Chunk], store: Option<&Path>) -> Result<ChunkVectors, EmbedError> {
         let inputs: Vec<String> = chunks.iter().map(chunk_input).collect();
+        let dimension = self.embedder.dimension();
+        let key = VectorKey::new(&self.embedder.name(), dimension, &inputs);
+        let file = store.map(|dir| key.file_in(dir));
+        let found = |vectors, source, problems| ChunkVectors { vectors, source, file: file.clone(), problems };
+        if let Some(hit) = self.cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(found(Arc::clone(hit), VectorSource::Memory, Vec::new()));
+        }
+        let mut problems = Vec::new();
+        if let Some(path) = &file {
+            match store::read(path, &key, dimension, chunks.len()) {
+                Loaded::Vectors(vectors) => {
+                    return Ok(found(self.remember(key, vectors), VectorSource::Disk, problems));
+                }
+                Loaded::Missing => {}
+                Loaded::Invalid(reason) => problems.push(format!("chunk vectors recomputed: {reason}")),
+            }
+        }
         let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
         let vectors = self.embedder.embed(&refs)?;
         self.check_shape(&vectors, chunks.len())?;
+        if let Some(path) = &file
+            && let Err(reason) = store::write(path, &key, dimension, &vectors)
+        {
+            problems.push(format!("chunk vectors kept in memory only: {reason}"));
+        }
+        Ok(found(self.remember(key, vectors), VectorSource::Computed, problems))
+    }
+
+    fn remember(&self, key: VectorKey, vectors: Vec<Vec<f32>>) -> Arc<Vec<Vec<f32>>> {
         let vectors = Arc::new(vectors);
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= CACHE_DOCUMENTS {
             cache.clear();
         }
         cache.insert(key, Arc::clone(&vectors));
-        Ok((vectors, false))
+        vectors
     }
 
     fn check_shape(&self, vectors: &[Vec<f32>], expected: usize) -> Result<(), EmbedError> {
@@ -137,12 +209,15 @@ impl<E: Embedder> EmbeddingRetriever<E> {
     /// Ranks `chunks` (the document's, from the parse brick's
     /// `chunk_document`) for `question`: the main query and its rewrites are
     /// embedded, a chunk scores its best cosine to any of them. Pages named
-    /// in the question restrict the chunks when any chunk is on them.
+    /// in the question restrict the chunks when any chunk is on them. The
+    /// chunk vectors come from memory, the `store` directory or the embedder
+    /// (see [`chunk_vectors`](Self::chunk_vectors)).
     pub fn retrieve(
         &self,
         question: &ParsedQuestion,
         document: &ParsedDocument,
         chunks: &[Chunk],
+        store: Option<&Path>,
         trace: &mut dyn TraceSink,
     ) -> Result<Retrieval, EmbedError> {
         let main = if question.retrieval.main_query.trim().is_empty() {
@@ -150,30 +225,34 @@ impl<E: Embedder> EmbeddingRetriever<E> {
         } else {
             question.retrieval.main_query.as_str()
         };
-        let mut queries = vec![main];
-        queries.extend(question.retrieval.rewrites.iter().map(String::as_str).filter(|r| !r.trim().is_empty()));
-        let keywords: Vec<String> = question.plain_keywords().map(|k| k.text.clone()).collect();
-        self.retrieve_queries(&queries, &keywords, &question.retrieval.pages, document, chunks, trace)
+        let mut texts = vec![main];
+        texts.extend(question.retrieval.rewrites.iter().map(String::as_str).filter(|r| !r.trim().is_empty()));
+        let query = EmbedQuery {
+            texts,
+            keywords: question.plain_keywords().map(|k| k.text.clone()).collect(),
+            pages: question.retrieval.pages.clone(),
+        };
+        self.retrieve_queries(&query, document, chunks, store, trace)
     }
 
-    /// [`retrieve`](Self::retrieve) with the query texts, keywords (only
-    /// reported in `matched_keywords` and used to pick the anchor line) and
-    /// page hint given directly.
+    /// [`retrieve`](Self::retrieve) with the query texts, keywords and page
+    /// hint given directly.
     pub fn retrieve_queries(
         &self,
-        queries: &[&str],
-        keywords: &[String],
-        pages: &[u32],
+        query: &EmbedQuery<'_>,
         document: &ParsedDocument,
         chunks: &[Chunk],
+        store: Option<&Path>,
         trace: &mut dyn TraceSink,
     ) -> Result<Retrieval, EmbedError> {
+        let EmbedQuery { texts: queries, keywords, pages } = query;
         let methods_used = vec!["embedding".to_owned()];
         if chunks.is_empty() || queries.is_empty() {
             let note = "embedding search skipped: no chunks or no query".to_owned();
             return Ok(Retrieval { passages: Vec::new(), reserve: Vec::new(), methods_used, notes: vec![note] });
         }
-        let (vectors, cached) = self.chunk_vectors(chunks)?;
+        let chunk_vectors = self.chunk_vectors(chunks, store)?;
+        let vectors = &chunk_vectors.vectors;
         let query_vectors = self.embedder.embed(queries)?;
         self.check_shape(&query_vectors, queries.len())?;
         let similarities: Vec<f32> = vectors
@@ -224,7 +303,9 @@ impl<E: Embedder> EmbeddingRetriever<E> {
                 "embedder": self.embedder.name(),
                 "chunks": chunks.len(),
                 "candidates": ranking.len(),
-                "chunk_vectors_cached": cached,
+                "chunk_vectors": chunk_vectors.source.as_str(),
+                "chunk_vectors_file": chunk_vectors.file.as_ref().map(|f| f.display().to_string()),
+                "chunk_vectors_problems": chunk_vectors.problems,
                 "pages_hint": hinted,
                 "baseline": {"source": baseline_source, "center": baseline.center, "spread": baseline.spread},
                 "threshold": decision.threshold,
@@ -236,10 +317,11 @@ impl<E: Embedder> EmbeddingRetriever<E> {
                 "top": top,
             }),
         });
-        let mut notes = vec![format!(
+        let mut notes = chunk_vectors.problems.clone();
+        notes.push(format!(
             "embedding floor ({baseline_source} {:.3} ± {:.3}): {}",
             baseline.center, baseline.spread, decision.reason
-        )];
+        ));
         if hinted {
             notes.push(format!("embedding search restricted to the chunks on pages {pages:?}"));
         }
@@ -340,6 +422,17 @@ mod tests {
     /// words ignored): texts sharing words are close, others orthogonal.
     struct BagOfWords {
         calls: Cell<usize>,
+        name: &'static str,
+    }
+
+    impl BagOfWords {
+        fn new() -> BagOfWords {
+            BagOfWords::named("bag-of-words")
+        }
+
+        fn named(name: &'static str) -> BagOfWords {
+            BagOfWords { calls: Cell::new(0), name }
+        }
     }
 
     impl Embedder for BagOfWords {
@@ -363,7 +456,7 @@ mod tests {
             VOCABULARY.len()
         }
         fn name(&self) -> String {
-            "bag-of-words".to_owned()
+            self.name.to_owned()
         }
     }
 
@@ -449,9 +542,10 @@ mod tests {
     #[test]
     fn nearest_chunk_first_and_unrelated_chunks_cut_by_the_floor() {
         let (doc, chunks) = fixture();
-        let retriever = EmbeddingRetriever::new(BagOfWords { calls: Cell::new(0) }, EmbedConfig::STANDARD);
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
         let mut events = Vec::new();
-        let r = retriever.retrieve(&question("password rotation policy"), &doc, &chunks, &mut events).expect("ok");
+        let r =
+            retriever.retrieve(&question("password rotation policy"), &doc, &chunks, None, &mut events).expect("ok");
         // Line 11 (3 of its 4 words asked) first, then line 2, then the chunk
         // crossing pages 4-5 (one passage per page); the filler lines share
         // no word with the question and stay under the floor.
@@ -468,9 +562,9 @@ mod tests {
     #[test]
     fn chunk_crossing_a_page_becomes_one_passage_per_page() {
         let (doc, chunks) = fixture();
-        let retriever = EmbeddingRetriever::new(BagOfWords { calls: Cell::new(0) }, EmbedConfig::STANDARD);
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
         // Only the crossing chunk (lines 10-12, pages 4-5) is indexed.
-        let r = retriever.retrieve(&question("password policy exceptions"), &doc, &chunks[12..], &mut NullSink);
+        let r = retriever.retrieve(&question("password policy exceptions"), &doc, &chunks[12..], None, &mut NullSink);
         let r = r.expect("ok");
         let spans: Vec<(u32, u32, u32)> = r.passages.iter().map(|p| (p.page, p.line_start, p.line_end)).collect();
         assert_eq!(spans, vec![(4, 10, 10), (5, 11, 12)]);
@@ -480,22 +574,23 @@ mod tests {
     #[test]
     fn chunk_vectors_are_cached_per_document() {
         let (doc, chunks) = fixture();
-        let retriever = EmbeddingRetriever::new(BagOfWords { calls: Cell::new(0) }, EmbedConfig::STANDARD);
-        retriever.retrieve(&question("password"), &doc, &chunks, &mut NullSink).expect("ok");
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
+        retriever.retrieve(&question("password"), &doc, &chunks, None, &mut NullSink).expect("ok");
         let mut events = Vec::new();
-        retriever.retrieve(&question("garden roses"), &doc, &chunks, &mut events).expect("ok");
+        retriever.retrieve(&question("garden roses"), &doc, &chunks, None, &mut events).expect("ok");
         // 1 chunk batch + 2 query batches.
         assert_eq!(retriever.embedder().calls.get(), 3);
-        assert_eq!(events[0].detail["chunk_vectors_cached"], true);
+        assert_eq!(events[0].detail["chunk_vectors"], "memory");
+        assert_eq!(events[0].detail["chunk_vectors_file"], serde_json::Value::Null);
     }
 
     #[test]
     fn pages_hint_restricts_the_chunks() {
         let (doc, chunks) = fixture();
-        let retriever = EmbeddingRetriever::new(BagOfWords { calls: Cell::new(0) }, EmbedConfig::STANDARD);
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
         let mut q = question("password rotation policy");
         q.retrieval.pages = vec![3];
-        let r = retriever.retrieve(&q, &doc, &chunks, &mut NullSink).expect("ok");
+        let r = retriever.retrieve(&q, &doc, &chunks, None, &mut NullSink).expect("ok");
         assert!(!r.passages.is_empty());
         assert!(r.passages.iter().chain(&r.reserve).all(|p| p.page == 3), "{r:?}");
     }
@@ -516,15 +611,153 @@ mod tests {
         }
         let (doc, chunks) = fixture();
         let retriever = EmbeddingRetriever::new(Broken, EmbedConfig::STANDARD);
-        let err = retriever.retrieve(&question("password"), &doc, &chunks, &mut NullSink).expect_err("shape");
+        let err = retriever.retrieve(&question("password"), &doc, &chunks, None, &mut NullSink).expect_err("shape");
         assert!(matches!(err, EmbedError::Shape(_)), "{err}");
+    }
+
+    /// A fresh directory under the system temporary directory, removed on
+    /// drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(test: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("docintel-embed-{test}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temporary directory");
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Every entry of `dir`, sorted (temporary files included, to catch
+    /// leftovers).
+    fn entries(dir: &Path) -> Vec<PathBuf> {
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(dir).expect("store directory").map(|e| e.expect("entry").path()).collect();
+        entries.sort();
+        entries
+    }
+
+    /// One question on a fresh retriever over `embedder` with `store`:
+    /// the retrieval, the embedding_search event and the embedder calls.
+    fn ask_fresh(embedder: BagOfWords, store: &Path) -> (Retrieval, TraceEvent, usize) {
+        let (doc, chunks) = fixture();
+        let retriever = EmbeddingRetriever::new(embedder, EmbedConfig::STANDARD);
+        let mut events = Vec::new();
+        let r = retriever
+            .retrieve(&question("password rotation policy"), &doc, &chunks, Some(store), &mut events)
+            .expect("retrieves");
+        assert_eq!(events.len(), 1);
+        (r, events.remove(0), retriever.embedder().calls.get())
+    }
+
+    #[test]
+    fn second_retriever_reads_the_chunk_vectors_from_disk_without_embedding_them() {
+        let tmp = TempDir::new("reuse");
+        let store = tmp.0.join("doc").join("embeddings");
+        let (first, event, calls) = ask_fresh(BagOfWords::new(), &store);
+        // 1 chunk batch + 1 query batch.
+        assert_eq!(calls, 2);
+        assert_eq!(event.detail["chunk_vectors"], "computed");
+        let files = entries(&store);
+        assert_eq!(files.len(), 1, "one vector file, no temporary left: {files:?}");
+        assert_eq!(event.detail["chunk_vectors_file"], files[0].display().to_string());
+        assert_eq!(files[0].extension().and_then(|e| e.to_str()), Some(store::EXTENSION));
+        let (_, chunks) = fixture();
+        let size = std::fs::metadata(&files[0]).expect("file").len() as usize;
+        assert_eq!(size, 64 + chunks.len() * VOCABULARY.len() * 4);
+
+        let (second, event, calls) = ask_fresh(BagOfWords::new(), &store);
+        // Only the question is embedded: the chunk vectors came from the file.
+        assert_eq!(calls, 1);
+        assert_eq!(event.detail["chunk_vectors"], "disk");
+        assert_eq!(event.detail["chunk_vectors_problems"], json!([]));
+        assert_eq!(second, first);
+    }
+
+    #[test]
+    fn damaged_vector_file_is_recomputed_and_overwritten_without_panic() {
+        let tmp = TempDir::new("damaged");
+        let store = tmp.0.join("embeddings");
+        let (good, _, _) = ask_fresh(BagOfWords::new(), &store);
+        let path = entries(&store).remove(0);
+        let original = std::fs::read(&path).expect("vector file");
+        let (_, chunks) = fixture();
+        let inputs: Vec<String> = chunks.iter().map(chunk_input).collect();
+        let key = VectorKey::new("bag-of-words", VOCABULARY.len(), &inputs);
+        let damages: [(&str, &dyn Fn()); 4] = [
+            ("truncated", &|| std::fs::write(&path, &original[..original.len() / 2]).expect("write")),
+            ("bad magic", &|| std::fs::write(&path, "not vectors at all, just some text. ".repeat(4)).expect("write")),
+            ("checksum", &|| {
+                let mut bytes = original.clone();
+                let last = bytes.len() - 1;
+                bytes[last] ^= 0x40;
+                std::fs::write(&path, bytes).expect("write")
+            }),
+            ("dimension 3, expected 40", &|| {
+                store::write(&path, &key, 3, &vec![vec![0.6, 0.8, 0.0]; chunks.len()]).expect("write")
+            }),
+        ];
+        for (reason, damage) in damages {
+            damage();
+            let (r, event, calls) = ask_fresh(BagOfWords::new(), &store);
+            assert_eq!(calls, 2, "{reason}: the chunks were embedded again");
+            assert_eq!(event.detail["chunk_vectors"], "computed", "{reason}");
+            let problem = event.detail["chunk_vectors_problems"][0].as_str().unwrap_or_default().to_owned();
+            assert!(problem.contains(&path.display().to_string()) && problem.contains(reason), "{problem}");
+            assert!(r.notes.contains(&problem), "{reason}: {:?}", r.notes);
+            assert_eq!(r.passages, good.passages, "{reason}");
+            assert_eq!(std::fs::read(&path).expect("rewritten"), original, "{reason}: the file was overwritten");
+            let (_, event, calls) = ask_fresh(BagOfWords::new(), &store);
+            assert_eq!((calls, event.detail["chunk_vectors"].as_str()), (1, Some("disk")), "{reason}");
+        }
+    }
+
+    #[test]
+    fn another_embedder_name_does_not_reuse_the_file() {
+        let tmp = TempDir::new("other-embedder");
+        let store = tmp.0.join("embeddings");
+        ask_fresh(BagOfWords::new(), &store);
+        let (_, event, calls) = ask_fresh(BagOfWords::named("bag-of-words/2"), &store);
+        assert_eq!(calls, 2);
+        assert_eq!(event.detail["chunk_vectors"], "computed");
+        assert_eq!(event.detail["chunk_vectors_problems"], json!([]));
+        assert_eq!(entries(&store).len(), 2, "one file per embedder");
+    }
+
+    #[test]
+    fn unwritable_store_keeps_the_vectors_in_memory_with_a_note() {
+        let tmp = TempDir::new("unwritable");
+        // A directory cannot be created under a plain file (root included).
+        let blocker = tmp.0.join("out");
+        std::fs::write(&blocker, "a file, not a folder").expect("write");
+        let store = blocker.join("embeddings");
+        let (doc, chunks) = fixture();
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
+        let mut events = Vec::new();
+        let r = retriever.retrieve(&question("password"), &doc, &chunks, Some(&store), &mut events).expect("answers");
+        assert!(!r.passages.is_empty());
+        let note = &r.notes[0];
+        assert!(
+            note.starts_with("chunk vectors kept in memory only") && note.contains(&store.display().to_string()),
+            "{note}"
+        );
+        assert_eq!(events[0].detail["chunk_vectors"], "computed");
+        retriever.retrieve(&question("garden"), &doc, &chunks, Some(&store), &mut events).expect("answers");
+        assert_eq!(events[1].detail["chunk_vectors"], "memory");
+        assert_eq!(retriever.embedder().calls.get(), 3);
     }
 
     #[test]
     fn no_chunks_gives_no_passages() {
         let (doc, _) = fixture();
-        let retriever = EmbeddingRetriever::new(BagOfWords { calls: Cell::new(0) }, EmbedConfig::STANDARD);
-        let r = retriever.retrieve(&question("password"), &doc, &[], &mut NullSink).expect("ok");
+        let retriever = EmbeddingRetriever::new(BagOfWords::new(), EmbedConfig::STANDARD);
+        let r = retriever.retrieve(&question("password"), &doc, &[], None, &mut NullSink).expect("ok");
         assert!(r.passages.is_empty());
     }
 }
