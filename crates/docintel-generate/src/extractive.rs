@@ -457,6 +457,9 @@ const STATEMENT_LABEL_WEIGHT: f64 = 2.0;
 /// [`Context::heading_of`]): above any keyword evidence.
 const HEADING_BONUS: f64 = 100.0;
 
+/// A running header or footer is at most this many visible characters.
+const RUNNING_MAX_CHARS: usize = 160;
+
 /// A line repeated on at least this many pages is a running header/footer.
 const RUNNING_MIN_PAGES: usize = 3;
 
@@ -479,8 +482,17 @@ fn running_lines(document: &ParsedDocument) -> BTreeSet<u64> {
 /// computed without allocating (it runs on every line of the document for
 /// every text question); `None` for lines of fewer than 4 visible characters.
 fn running_key(text: &str) -> Option<u64> {
-    use std::hash::Hasher;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    // FNV-1a over the folded characters: this runs on every line of the
+    // document for every text question, so it must be cheap; a line longer
+    // than any running header stops early.
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut hash = OFFSET;
+    let mut feed = |c: char| {
+        for byte in (c as u32).to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
+        }
+    };
     let mut visible = 0usize;
     let mut pending_space = false;
     for c in text.trim().chars() {
@@ -489,15 +501,20 @@ fn running_key(text: &str) -> Option<u64> {
             continue;
         }
         if pending_space {
-            hasher.write_u32(' ' as u32);
+            feed(' ');
             pending_space = false;
         }
         visible += 1;
-        for lower in c.to_lowercase() {
-            hasher.write_u32(lower as u32);
+        if visible > RUNNING_MAX_CHARS {
+            return None;
+        }
+        if c.is_ascii() {
+            feed(c.to_ascii_lowercase());
+        } else {
+            c.to_lowercase().for_each(&mut feed);
         }
     }
-    (visible >= 4).then(|| hasher.finish())
+    (visible >= 4).then_some(hash)
 }
 
 /// Month-first only for documents that look American: English (or unknown
