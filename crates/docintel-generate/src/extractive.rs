@@ -445,6 +445,13 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The lines of `page` (the line table is in page order).
+fn page_lines(document: &ParsedDocument, page: u32) -> &[Line] {
+    let start = document.lines.partition_point(|l| l.page < page);
+    let end = document.lines.partition_point(|l| l.page <= page);
+    &document.lines[start..end.max(start)]
+}
+
 /// Score added to the statement cell in the question's year column on a row
 /// labelled by the question's words (taken from the row's other years):
 /// above any sentence that mentions an amount, as the question named the
@@ -767,7 +774,7 @@ impl Context<'_> {
     /// All candidates of one passage.
     fn candidates(&self, rank: usize, passage: &Passage) -> (Vec<Candidate>, Vec<usize>) {
         let lines = self.document.line_range(passage.line_start, passage.line_end);
-        let page_lines = self.document.line_range(1, u32::MAX);
+        let page_lines = page_lines(self.document, passage.page);
         let layout = PageLayout::new(page_lines, passage.page);
         let matches: Vec<Vec<usize>> = lines.iter().map(|l| self.keywords.matches(&l.text)).collect();
         let matches_of = |id: u32| -> &[usize] {
@@ -784,17 +791,12 @@ impl Context<'_> {
         let passage_ok = !has_salient || passage_coverage >= 0.5;
         let texts = || lines.iter().map(|l| l.text.as_str());
         let passage_currency = amount::dominant_currency(texts());
-        let page_currency = amount::dominant_currency(
-            self.document.lines.iter().filter(|l| l.page == passage.page).map(|l| l.text.as_str()),
-        );
+        let page_currency = amount::dominant_currency(page_lines.iter().map(|l| l.text.as_str()));
         let passage_scale = texts().find_map(amount::scale_cue);
         // A financial statement the question points to: figures on a grid
         // under a header row of years (see `statement`).
         let statement = (self.kind == Kind::Amount && !self.question.retrieval.scope.sections.is_empty())
-            .then(|| {
-                let page: Vec<&Line> = self.document.lines.iter().filter(|l| l.page == passage.page).collect();
-                statement::grid(&page).map(|grid| (grid, page))
-            })
+            .then(|| statement::grid(page_lines))
             .flatten();
         let typed = matches!(self.kind, Kind::Amount | Kind::Date | Kind::Email | Kind::Iban | Kind::Url);
         let mut out = Vec::new();
@@ -894,13 +896,13 @@ impl Context<'_> {
                         // years are not. Scored on its label alone, without
                         // the words naming the statement, which every row
                         // shares.
-                        let statement_score = statement.as_ref().and_then(|(grid, page)| {
+                        let statement_score = statement.as_ref().and_then(|grid| {
                             let year = if statement::own_label(line, first_figure).is_some() {
                                 statement::year_by_order(grid, line, j)?
                             } else {
                                 grid.year_at(line, statement::figure_x(line, token.start, token.end))?
                             };
-                            let label = statement::label_of(page, line, token.start)?;
+                            let label = statement::label_of(&layout, line, token.start)?;
                             let (precision, weight) = self.row_label_support(&label)?;
                             Some(if year == grid.wanted(self.year) {
                                 STATEMENT_BONUS + STATEMENT_LABEL_WEIGHT * precision + weight
@@ -923,13 +925,13 @@ impl Context<'_> {
                         // A statement cell reads as printed: negative in
                         // parentheses, in the statement's scale.
                         let (value, unit) = match &statement {
-                            Some((_, page)) if statement_score.is_some_and(|s| s > 0.0) => (
+                            Some(_) if statement_score.is_some_and(|s| s > 0.0) => (
                                 if statement::parenthesized(&line.text, token.start, token.end) {
                                     -token.value.abs()
                                 } else {
                                     token.value
                                 },
-                                token.unit.or_else(|| statement::scale(page)).or(passage_scale),
+                                token.unit.or_else(|| statement::scale(page_lines)).or(passage_scale),
                             ),
                             _ => (token.value, token.unit.or(passage_scale)),
                         };
@@ -1500,28 +1502,23 @@ mod tests {
             matched_keywords: vec![],
             pinned: true,
         };
-        let mut q = question("What was the capex in FY2017?", "amount", &["capex", "2017"]);
-        q.keywords.push(Keyword {
-            text: "purchases of property".to_owned(),
-            weight: 1.5,
-            source: docintel_schema::KeywordSource::ExpertDictionary,
-            is_regex: false,
-            semantic_group: Some("capital_expenditure".to_owned()),
-        });
-        q.keywords.push(Keyword {
-            text: "dividends paid".to_owned(),
-            weight: 1.0,
-            source: docintel_schema::KeywordSource::ExpertDictionary,
-            is_regex: false,
-            semantic_group: Some("cash_flow_statement".to_owned()),
-        });
-        q.keywords.push(Keyword {
-            text: "statement of cash flows".to_owned(),
-            weight: 1.0,
-            source: docintel_schema::KeywordSource::ExpertDictionary,
-            is_regex: false,
-            semantic_group: Some("cash_flow_statement".to_owned()),
-        });
+        let mut q = expert(
+            "What was the capex in FY2017?",
+            "amount",
+            &["capex", "2017"],
+            "capital_expenditure",
+            &[("purchases of property", 1.5)],
+        );
+        // Words of the statement's own concept: every row of it shares them.
+        for text in ["dividends paid", "statement of cash flows"] {
+            q.keywords.push(Keyword {
+                text: text.to_owned(),
+                weight: 1.0,
+                source: docintel_schema::KeywordSource::ExpertDictionary,
+                is_regex: false,
+                semantic_group: Some("cash_flow_statement".to_owned()),
+            });
+        }
         // Without a named part, no statement reading: whatever the invoice
         // rules pick, it is not the 2017 capex cell.
         let plain = run(&q, &doc, std::slice::from_ref(&page));

@@ -35,7 +35,8 @@ fn height(b: &BBox) -> f32 {
 }
 
 /// Same visual row: vertical ranges overlap by half the smaller height.
-fn same_row(a: &BBox, b: &BBox) -> bool {
+/// Whether two boxes sit on one visual row.
+pub(crate) fn same_row(a: &BBox, b: &BBox) -> bool {
     let overlap = a.y1.min(b.y1) - a.y0.max(b.y0);
     overlap >= 0.5 * height(a).min(height(b))
 }

@@ -16,6 +16,8 @@ use std::sync::LazyLock;
 use docintel_schema::Line;
 use regex::Regex;
 
+use crate::layout::{PageLayout, same_row};
+
 /// Rows carrying a figure on a statement page, at least.
 pub(crate) const MIN_FIGURE_ROWS: usize = 12;
 
@@ -39,7 +41,7 @@ static SCALE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The scale a statement page states for its figures (`million`, ...).
-pub(crate) fn scale(page: &[&Line]) -> Option<&'static str> {
+pub(crate) fn scale(page: &[Line]) -> Option<&'static str> {
     page.iter().find_map(|l| SCALE.captures(&l.text)).map(|c| match c[1].to_lowercase().as_str() {
         "thousands" => "thousand",
         "billions" => "billion",
@@ -66,32 +68,19 @@ fn centre_x(line: &Line) -> f32 {
     (line.bbox.x0 + line.bbox.x1) / 2.0
 }
 
-fn centre_y(line: &Line) -> f32 {
-    (line.bbox.y0 + line.bbox.y1) / 2.0
-}
-
-fn height(line: &Line) -> f32 {
-    (line.bbox.y1 - line.bbox.y0).abs().max(1.0)
-}
-
-/// Whether two pieces sit on one visual row.
-fn same_row(a: &Line, b: &Line) -> bool {
-    (centre_y(a) - centre_y(b)).abs() < 0.5 * height(a).min(height(b))
-}
-
 /// The grid of a page's pieces, when the page is a statement: enough rows
 /// with figures, and a visual row of at least two distinct years alone on
 /// their pieces.
-pub(crate) fn grid(page: &[&Line]) -> Option<Grid> {
+pub(crate) fn grid(page: &[Line]) -> Option<Grid> {
     if page.iter().filter(|l| FIGURE.is_match(&l.text)).count() < MIN_FIGURE_ROWS {
         return None;
     }
     let years: Vec<(&Line, u32)> =
-        page.iter().filter_map(|l| YEAR.captures(&l.text).and_then(|c| c[1].parse().ok()).map(|y| (*l, y))).collect();
+        page.iter().filter_map(|l| YEAR.captures(&l.text).and_then(|c| c[1].parse().ok()).map(|y| (l, y))).collect();
     // The first visual row (reading order) holding two distinct years.
     years.iter().find_map(|(first, _)| {
         let mut columns: Vec<(u32, f32)> =
-            years.iter().filter(|(l, _)| same_row(l, first)).map(|(l, y)| (*y, centre_x(l))).collect();
+            years.iter().filter(|(l, _)| same_row(&l.bbox, &first.bbox)).map(|(l, y)| (*y, centre_x(l))).collect();
         columns.sort_by(|a, b| a.1.total_cmp(&b.1));
         let mut distinct: Vec<u32> = columns.iter().map(|c| c.0).collect();
         distinct.sort_unstable();
@@ -153,26 +142,15 @@ pub(crate) fn year_by_order(grid: &Grid, line: &Line, index: usize) -> Option<u3
 }
 
 /// The label of the figure at `start` of `line`: the words before it on the
-/// line, else the row label left of the line on its visual row.
-pub(crate) fn label_of(page: &[&Line], line: &Line, start: usize) -> Option<String> {
-    let own = line.text[..start].trim_end_matches(|c: char| !c.is_alphanumeric());
-    if own.chars().any(char::is_alphabetic) && !own.chars().filter(|c| c.is_alphabetic()).all(|c| "$€£".contains(c))
-    {
+/// line, else the row label left of the line on its visual row (across
+/// other figures and lone currency marks).
+pub(crate) fn label_of(layout: &PageLayout<'_>, line: &Line, start: usize) -> Option<String> {
+    if let Some(own) = own_label(line, start) {
         // Only the words: figures of earlier columns are not part of it.
         let words: String = own.split_whitespace().take_while(|w| !is_cell(w)).collect::<Vec<_>>().join(" ");
         return (!words.is_empty()).then_some(words);
     }
-    row_label(page, line).map(|l| l.text.clone())
-}
-
-/// The row label of a cell: the leftmost piece on the cell's visual row,
-/// left of it, that is not itself a figure.
-pub(crate) fn row_label<'d>(page: &[&'d Line], cell: &Line) -> Option<&'d Line> {
-    page.iter()
-        .filter(|l| l.line_id != cell.line_id && same_row(l, cell) && l.bbox.x1 <= cell.bbox.x0 + 1.0)
-        .filter(|l| !is_cell(&l.text) && l.text.chars().any(char::is_alphabetic))
-        .min_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0))
-        .copied()
+    layout.row_label(line, |l| is_cell(&l.text) || !l.text.chars().any(char::is_alphabetic)).map(|l| l.text.clone())
 }
 
 #[cfg(test)]
@@ -217,25 +195,25 @@ mod tests {
     #[test]
     fn cells_find_their_year_and_their_row_label() {
         let lines = statement();
-        let page: Vec<&Line> = lines.iter().collect();
-        let grid = grid(&page).expect("a statement page");
+        let grid = grid(&lines).expect("a statement page");
         assert_eq!(grid.columns.iter().map(|c| c.0).collect::<Vec<_>>(), [2018, 2017, 2016]);
         assert_eq!(grid.year_at(&lines[6], centre_x(&lines[6])), Some(2018));
         assert_eq!(grid.year_at(&lines[7], centre_x(&lines[7])), Some(2017));
         assert_eq!(grid.year_at(&lines[2], centre_x(&lines[2])), None, "the header itself is no cell");
-        assert_eq!(row_label(&page, &lines[8]).map(|l| l.line_id), Some(6));
+        let layout = PageLayout::new(&lines, 1);
+        assert_eq!(label_of(&layout, &lines[8], 0).as_deref(), Some(lines[5].text.as_str()));
         assert_eq!(grid.wanted(Some(2017)), 2017);
         assert_eq!(grid.wanted(Some(2001)), 2018);
         assert_eq!(grid.wanted(None), 2018);
         // Too few figure rows: not a statement.
-        assert_eq!(super::grid(&page[..12]), None);
+        assert_eq!(super::grid(&lines[..12]), None);
     }
 
     #[test]
     fn a_label_and_its_figures_on_one_line() {
         let lines = statement();
-        let page: Vec<&Line> = lines.iter().collect();
-        let grid = grid(&page).unwrap();
+        let layout = PageLayout::new(&lines, 1);
+        let grid = grid(&lines).unwrap();
         // "Total assets 1,000" kept as one line (label and first figure
         // close), the other columns apart: figures count from the left.
         let row = piece(99, "Total assets 1,000 2,000", 50.0, 20);
@@ -243,14 +221,17 @@ mod tests {
         assert_eq!(own_label(&row, row.text.find("1,000").unwrap()), Some("Total assets"));
         assert_eq!(year_by_order(&grid, &row, 1), Some(2017));
         assert_eq!(year_by_order(&grid, &lines[2], 0), None, "the header row is no data row");
-        assert_eq!(label_of(&page, &row, second).as_deref(), Some("Total assets"));
+        assert_eq!(label_of(&layout, &row, second).as_deref(), Some("Total assets"));
         // Two cells joined without a label: placed by their share of the box.
         let mut cells = piece(98, "1,000 2,000", 390.0, 21);
         cells.bbox.x1 = 475.0;
         assert_eq!(grid.year_at(&cells, figure_x(&cells, 6, 11)), Some(2017));
         assert_eq!(own_label(&cells, 0), None);
         // A cell alone: the label is the piece left of it.
-        assert_eq!(label_of(&page, &lines[7], 0).as_deref(), Some("Purchases of property, plant and equipment (PP&E)"));
+        assert_eq!(
+            label_of(&layout, &lines[7], 0).as_deref(),
+            Some("Purchases of property, plant and equipment (PP&E)")
+        );
         assert!(parenthesized("Purchases (1,577) (1,373)", 11, 16));
         assert!(parenthesized("Dividends $ (3,193)", 13, 18));
         assert!(!parenthesized("Net income 5,363", 11, 16));
@@ -259,9 +240,8 @@ mod tests {
     #[test]
     fn scale_and_sign_as_printed() {
         let lines = statement();
-        let page: Vec<&Line> = lines.iter().collect();
-        assert_eq!(scale(&page), Some("million"));
-        assert_eq!(scale(&page[..1]), None);
+        assert_eq!(scale(&lines), Some("million"));
+        assert_eq!(scale(&lines[..1]), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::lexicon::{Token, is_stop, strip_clitic};
 /// One format constraint found in the question.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FormatHit {
-    /// `currency`, `date_format`, `unit` or `answer_language`.
+    /// `currency`, `date_format`, `unit`, `answer_language` or `decimals`.
     pub(crate) key: &'static str,
     /// The normalised value (`EUR`, `YYYY-MM-DD`, `thousands`, `fr`).
     pub(crate) value: String,

@@ -18,6 +18,7 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::constraints::FormatHit;
 use crate::lexicon::{is_stop, strip_clitic, tokenize};
 
 /// Words that describe the task, not the document (English).
@@ -47,17 +48,6 @@ pub(crate) struct FramingRules {
     clause: Regex,
 }
 
-/// A rounding or unit instruction found in the framing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FramingFormat {
-    /// `decimals` or `unit`.
-    pub(crate) key: &'static str,
-    /// `2`, `percent`, `millions`.
-    pub(crate) value: String,
-    /// Byte span of the phrase.
-    pub(crate) span: Range<usize>,
-}
-
 impl FramingRules {
     pub(crate) fn new() -> FramingRules {
         let compile = |source: &str| Regex::new(source).expect("framing regex compiles");
@@ -84,7 +74,7 @@ impl FramingRules {
     }
 
     /// Rounding and unit instructions, for the format constraints.
-    pub(crate) fn formats(&self, text: &str) -> Vec<FramingFormat> {
+    pub(crate) fn formats(&self, text: &str) -> Vec<FormatHit> {
         let mut found = Vec::new();
         for c in self.rounding.captures_iter(text) {
             let word = c.get(1).expect("group").as_str().to_lowercase();
@@ -96,12 +86,12 @@ impl FramingRules {
                 "four" => "4",
                 other => other,
             };
-            found.push(FramingFormat { key: "decimals", value: digits.to_owned(), span: c.get(0).expect("m").range() });
+            found.push(FormatHit { key: "decimals", value: digits.to_owned(), span: c.get(0).expect("m").range() });
         }
         for c in self.units_of.captures_iter(text).chain(self.currency_unit.captures_iter(text)) {
             let word = c.get(1).expect("group").as_str().to_lowercase();
             let unit = if word.starts_with("percent") { "percent" } else { word.as_str() };
-            found.push(FramingFormat { key: "unit", value: unit.to_owned(), span: c.get(1).expect("g").range() });
+            found.push(FormatHit { key: "unit", value: unit.to_owned(), span: c.get(1).expect("g").range() });
         }
         found
     }
@@ -167,7 +157,7 @@ mod tests {
     use crate::parts::DocumentParts;
 
     fn masked(question: &str) -> String {
-        let parts = DocumentParts::builtin().named_spans(question);
+        let parts = DocumentParts::builtin().find(question, 3).named_spans;
         let spans = FramingRules::new().spans(question, &parts, Some("en"));
         let mut kept = String::new();
         for (at, c) in question.char_indices() {

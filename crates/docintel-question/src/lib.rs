@@ -302,8 +302,11 @@ impl RuleParser {
             notes.push("no language detected: stop words of every known language removed".to_owned());
         }
 
-        // Format constraints: generation only.
-        let formats = self.constraints.formats(&corrected);
+        // Format constraints: generation only. The task framing's rounding
+        // and unit instructions ("Round your answer to two decimal places")
+        // are format constraints too.
+        let mut formats = self.constraints.formats(&corrected);
+        formats.extend(self.framing.formats(&corrected));
         let format_spans: Vec<Range<usize>> = formats.iter().map(|f| f.span.clone()).collect();
         let mut format_constraints = BTreeMap::new();
         for hit in &formats {
@@ -323,24 +326,11 @@ impl RuleParser {
             }
         }
         // Task framing ("Assume you are an analyst.", "using the details
-        // shown in the balance sheet"): not searched; its rounding and unit
-        // instructions join the format constraints, the parts it names the
-        // section hints.
-        let mut format_spans = format_spans;
-        for hit in self.framing.formats(&corrected) {
-            if !format_constraints.contains_key(hit.key) {
-                notes.push(format!(
-                    "format constraint {}={} ('{}') kept for generation only",
-                    hit.key,
-                    hit.value,
-                    &corrected[hit.span.clone()]
-                ));
-                format_constraints.insert(hit.key.to_owned(), hit.value.clone());
-            }
-            format_spans.push(hit.span);
-        }
-        let part_hits = self.parts.find(&corrected, MAX_PARTS);
-        let framing_spans = self.framing.spans(&corrected, &self.parts.named_spans(&corrected), language);
+        // shown in the balance sheet"): not searched; the parts it names
+        // become the section hints.
+        let scan = self.parts.find(&corrected, MAX_PARTS);
+        let part_hits = scan.parts;
+        let framing_spans = self.framing.spans(&corrected, &scan.named_spans, language);
         if !framing_spans.is_empty() {
             notes.push(format!(
                 "task framing not searched: {}",

@@ -47,6 +47,15 @@ pub(crate) struct PartHit {
     pub(crate) span: Range<usize>,
 }
 
+/// What [`DocumentParts::find`] read in a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PartScan {
+    /// The parts pointed to, named ones first.
+    pub(crate) parts: Vec<PartHit>,
+    /// Every span naming a part.
+    pub(crate) named_spans: Vec<Range<usize>>,
+}
+
 /// The compiled parts table.
 #[derive(Clone)]
 pub(crate) struct DocumentParts {
@@ -107,13 +116,19 @@ impl DocumentParts {
     }
 
     /// The parts `text` points to: named parts first (in question order),
-    /// then parts implied by a figure; one hit per part, at most `max`.
-    pub(crate) fn find(&self, text: &str, max: usize) -> Vec<PartHit> {
+    /// then parts implied by a figure; one hit per part, at most `max`. With
+    /// them, every span naming a part (titles and mentions, not implied
+    /// figures), for the framing check.
+    pub(crate) fn find(&self, text: &str, max: usize) -> PartScan {
         let mut hits: Vec<(bool, usize, PartHit)> = Vec::new();
+        let mut named_spans: Vec<Range<usize>> = Vec::new();
         for phrase in &self.phrases {
             for c in phrase.pattern.captures_iter(text) {
                 let m = c.get(1).expect("phrase group");
                 let named = phrase.kind != PartKind::Implied;
+                if named {
+                    named_spans.push(m.range());
+                }
                 let hit = PartHit { part: phrase.part.clone(), named, phrase: m.as_str().to_owned(), span: m.range() };
                 hits.push((!named, m.start(), hit));
             }
@@ -126,19 +141,7 @@ impl DocumentParts {
             }
         }
         parts.truncate(max);
-        parts
-    }
-
-    /// Every span of `text` naming a part (titles and mentions, not implied
-    /// figures), longest first where they overlap.
-    pub(crate) fn named_spans(&self, text: &str) -> Vec<Range<usize>> {
-        let mut spans: Vec<Range<usize>> = Vec::new();
-        for phrase in self.phrases.iter().filter(|p| p.kind != PartKind::Implied) {
-            for c in phrase.pattern.captures_iter(text) {
-                spans.push(c.get(1).expect("phrase group").range());
-            }
-        }
-        spans
+        PartScan { parts, named_spans }
     }
 
     /// The titles of `part`, joined by ` | ` (the form the retriever reads).
@@ -176,7 +179,7 @@ mod tests {
     use super::*;
 
     fn parts(question: &str) -> Vec<(String, bool)> {
-        DocumentParts::builtin().find(question, 3).into_iter().map(|h| (h.part, h.named)).collect()
+        DocumentParts::builtin().find(question, 3).parts.into_iter().map(|h| (h.part, h.named)).collect()
     }
 
     #[test]

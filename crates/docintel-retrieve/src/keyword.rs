@@ -269,11 +269,7 @@ const PIN_MIN_PAGES: usize = 3;
 
 /// Merges `passage` into an overlapping one on the same page, if any.
 fn merge_into(passages: &mut [Candidate], passage: &Candidate) -> bool {
-    let Some(existing) = passages.iter_mut().find(|c| {
-        c.passage.page == passage.passage.page
-            && c.passage.line_start <= passage.passage.line_end
-            && passage.passage.line_start <= c.passage.line_end
-    }) else {
+    let Some(existing) = passages.iter_mut().find(|c| overlaps(&c.passage, &passage.passage)) else {
         return false;
     };
     let e = &mut existing.passage;
@@ -832,12 +828,7 @@ impl KeywordRetriever {
                 if routed_pages.contains(&candidate.passage.page) {
                     continue;
                 }
-                let overlaps = ranked.iter().any(|c| {
-                    c.passage.page == candidate.passage.page
-                        && c.passage.line_start <= candidate.passage.line_end
-                        && candidate.passage.line_start <= c.passage.line_end
-                });
-                if overlaps {
+                if ranked.iter().any(|c| overlaps(&c.passage, &candidate.passage)) {
                     continue;
                 }
                 if rank < top_k && top.len() < OUTSIDE_SHOWN && !ranked.is_empty() {
@@ -964,14 +955,26 @@ impl KeywordRetriever {
     }
 }
 
-/// First and last line ids of a page (`(u32::MAX, 0)` for a page without text).
-pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
+/// Index range of the lines of `page` in `document.lines` (empty for a page
+/// without text).
+pub(crate) fn page_range(document: &ParsedDocument, page: u32) -> std::ops::Range<usize> {
     let start = document.lines.partition_point(|l| l.page < page);
     let end = document.lines.partition_point(|l| l.page <= page);
-    if start >= end {
+    start..end.max(start)
+}
+
+/// First and last line ids of a page (`(u32::MAX, 0)` for a page without text).
+pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
+    let range = page_range(document, page);
+    if range.is_empty() {
         return (u32::MAX, 0);
     }
-    (document.lines[start].line_id, document.lines[end - 1].line_id)
+    (document.lines[range.start].line_id, document.lines[range.end - 1].line_id)
+}
+
+/// Whether two passages share a page and at least one line.
+fn overlaps(a: &Passage, b: &Passage) -> bool {
+    a.page == b.page && a.line_start <= b.line_end && b.line_start <= a.line_end
 }
 
 impl Retriever for KeywordRetriever {

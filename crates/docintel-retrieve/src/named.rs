@@ -16,9 +16,13 @@
 //! parent-only or guarantor copy comes later), else the first; the next page
 //! joins it when it continues the statement under its title.
 
-use docintel_schema::ParsedDocument;
+use std::sync::LazyLock;
+
 use docintel_schema::text::{normalize, squash};
+use docintel_schema::{Line, ParsedDocument};
 use regex::Regex;
+
+use crate::keyword::page_range;
 
 /// Rows from the top of a page searched for the title.
 pub(crate) const HEAD_ROWS: usize = 12;
@@ -44,31 +48,46 @@ pub(crate) struct NamedPage {
     pub(crate) figure_rows: usize,
 }
 
+/// A figure in a row: `1,577`, `(370)`, `12.5`, `$ 5`.
+static FIGURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\d{1,3}(?:,\d{3})+|\(\d[\d.,]*\)|\d+\.\d+|\$\s*\d").expect("static pattern compiles")
+});
+
 /// The pages of `document` headed by each of `sections` (see the module
 /// docs), in section order.
 pub(crate) fn find(document: &ParsedDocument, sections: &[String]) -> Vec<NamedPage> {
     if sections.is_empty() {
         return Vec::new();
     }
-    let figure = Regex::new(r"\d{1,3}(?:,\d{3})+|\(\d[\d.,]*\)|\d+\.\d+|\$\s*\d").expect("static pattern compiles");
     let titles: Vec<Vec<String>> =
         sections.iter().map(|s| s.split(" | ").map(squash).filter(|t| !t.is_empty()).collect()).collect();
+    // One pass over the pages: each page's head rows squashed once, its
+    // figure rows counted once, whatever the number of sections.
+    let mut hits: Vec<Vec<NamedPage>> = vec![Vec::new(); titles.len()];
+    for page in document.pages.iter().map(|p| p.page) {
+        let lines = &document.lines[page_range(document, page)];
+        let head: Vec<(&Line, String)> = lines.iter().take(HEAD_ROWS).map(|l| (l, squash(&l.text))).collect();
+        let mut figure_rows: Option<usize> = None;
+        for (section, alternatives) in titles.iter().enumerate() {
+            let Some((heading, _)) = head.iter().find(|(l, squashed)| is_heading(&l.text, squashed, alternatives))
+            else {
+                continue;
+            };
+            let figure_rows =
+                *figure_rows.get_or_insert_with(|| lines.iter().filter(|l| FIGURE.is_match(&l.text)).count());
+            if figure_rows >= MIN_FIGURE_ROWS {
+                hits[section].push(NamedPage {
+                    section,
+                    page,
+                    heading: heading.line_id,
+                    title: heading.text.clone(),
+                    figure_rows,
+                });
+            }
+        }
+    }
     let mut found: Vec<NamedPage> = Vec::new();
-    for (section, alternatives) in titles.iter().enumerate() {
-        let qualifies = |page: u32| -> Option<NamedPage> {
-            let (first, end) = bounds(document, page);
-            let head = &document.lines[first..end.min(first + HEAD_ROWS)];
-            let heading = head.iter().find(|l| is_heading(&l.text, alternatives))?;
-            let figure_rows = document.lines[first..end].iter().filter(|l| figure.is_match(&l.text)).count();
-            (figure_rows >= MIN_FIGURE_ROWS).then(|| NamedPage {
-                section,
-                page,
-                heading: heading.line_id,
-                title: heading.text.clone(),
-                figure_rows,
-            })
-        };
-        let hits: Vec<NamedPage> = document.pages.iter().filter_map(|p| qualifies(p.page)).collect();
+    for hits in hits {
         // The primary statement is the consolidated one when the document
         // has several (a parent-only or guarantor copy comes later).
         let consolidated = |hit: &&NamedPage| {
@@ -119,13 +138,13 @@ const QUALIFIERS: &[&str] = &[
     "see",
 ];
 
-/// Whether `row` heads a part titled by one of `titles` (squashed): a short
-/// row, not a sentence, mostly the title, with no qualifier word.
-fn is_heading(row: &str, titles: &[String]) -> bool {
+/// Whether `row` (`squashed`: [`squash`] of it) heads a part titled by one
+/// of `titles` (squashed): a short row, not a sentence, mostly the title,
+/// with no qualifier word.
+fn is_heading(row: &str, squashed: &str, titles: &[String]) -> bool {
     if row.split_whitespace().count() > MAX_TITLE_WORDS || row.trim_end().ends_with('.') {
         return false;
     }
-    let squashed = squash(row);
     let Some(title) = titles.iter().filter(|t| squashed.contains(t.as_str())).max_by_key(|t| t.len()) else {
         return false;
     };
@@ -134,13 +153,6 @@ fn is_heading(row: &str, titles: &[String]) -> bool {
     }
     let words = normalize(row);
     !words.split(|c: char| !c.is_alphanumeric()).any(|w| QUALIFIERS.contains(&w))
-}
-
-/// Index range of the lines of `page` in `document.lines`.
-fn bounds(document: &ParsedDocument, page: u32) -> (usize, usize) {
-    let start = document.lines.partition_point(|l| l.page < page);
-    let end = document.lines.partition_point(|l| l.page <= page);
-    (start, end)
 }
 
 #[cfg(test)]
