@@ -61,6 +61,14 @@ impl FramingRules {
                 compile(
                     r"(?i)\b(?:by\s+)?(?:adopting|assuming|taking)\s+the\s+(?:perspective|standpoint|viewpoint|role|position)\s+of\b[^.?!:;]*",
                 ),
+                // What to answer when the thing asked is absent or does not
+                // apply: "If operating margin is not a useful metric for a
+                // company like this, then please state that and explain
+                // why." The condition restates the question's own subject;
+                // the imperative must follow the comma or "then" directly.
+                compile(
+                    r"(?i)\bif\s+[^.?!:;]*?\b(?:not|no)\b[^.?!:;]*?(?:,|\bthen\b)\s*(?:then\s+)?(?:please\s+)?(?:just\s+)?(?:state|say|explain|answer|respond|reply|return|write|indicate|mention|note)\b[^.?!:;]*",
+                ),
             ],
             rounding: compile(
                 r"(?i)\bround(?:ed|ing)?\s+(?:(?:your|the)\s+)?(?:(?:final\s+)?(?:answer|result|value|figure)\s+)?(?:to\s+)?(?:the\s+nearest\s+)?(zero|one|two|three|four|\d)\s+decimal(?:\s+places?|s)?",
@@ -188,6 +196,25 @@ mod tests {
             ),
             ", what is the FY2021 inventory turnover ratio for Nike?"
         );
+    }
+
+    #[test]
+    fn what_to_answer_when_the_thing_is_absent_is_framing() {
+        assert_eq!(
+            masked(
+                "What drove operating margin change as of FY2022 for 3M? If operating margin is not a useful metric for a company like this, then please state that and explain why."
+            ),
+            "What drove operating margin change as of FY2022 for 3M? ."
+        );
+        assert_eq!(
+            masked(
+                "What is the quantity of restructuring costs directly outlined in Pepsico's income statements for FY2022? If restructuring costs are not explicitly outlined then state 0."
+            ),
+            "What is the quantity of restructuring costs directly outlined in Pepsico's income statements for FY2022? ."
+        );
+        // A condition that is the question itself stays.
+        let question = "If the premium is not paid, what does the policy say about cancellation?";
+        assert_eq!(masked(question), question);
     }
 
     #[test]

@@ -94,12 +94,21 @@ const BASELINE_IDF: f64 = std::f64::consts::LN_2;
 /// chance and the baseline rule is not applied.
 const BASELINE_MIN_LINES: usize = 20;
 
+/// A normalised word or phrase with its searcher built once (a keyword is
+/// tried on every line of the document).
+type Form = (String, Box<memchr::memmem::Finder<'static>>);
+
+fn form(text: String) -> Form {
+    let finder = Box::new(memchr::memmem::Finder::new(text.as_bytes()).into_owned());
+    (text, finder)
+}
+
 /// A keyword prepared for matching.
 #[derive(Clone)]
 pub(crate) enum Matcher {
-    /// A normalised word or phrase, with its searcher built once (a keyword
-    /// is tried on every line of the document).
-    Text(String, Box<memchr::memmem::Finder<'static>>),
+    /// The keyword as written first, then its other English inflections
+    /// ([`crate::inflect`]); a line matches when it has any of them.
+    Text(Vec<Form>),
     Regex(Regex),
 }
 
@@ -116,6 +125,9 @@ pub(crate) struct PreparedKeyword {
     pub(crate) group: String,
     /// Whether it is salient for the coverage check (direct or anchor).
     pub(crate) salient: bool,
+    /// Whether it names the document rather than a part of it (see
+    /// [`mark_document_words`]).
+    pub(crate) names_document: bool,
     matcher: Matcher,
 }
 
@@ -123,7 +135,9 @@ impl PreparedKeyword {
     /// Whether the keyword occurs in a normalized text.
     pub(crate) fn matches(&self, normalized_line: &str) -> bool {
         match &self.matcher {
-            Matcher::Text(needle, finder) => contains_word_with(normalized_line, needle, finder),
+            Matcher::Text(forms) => {
+                forms.iter().any(|(needle, finder)| contains_word_with(normalized_line, needle, finder))
+            }
             Matcher::Regex(re) => re.is_match(normalized_line),
         }
     }
@@ -131,10 +145,12 @@ impl PreparedKeyword {
     /// Whether the (plain-text) keyword opens the line, on a word boundary.
     pub(crate) fn opens(&self, normalized_line: &str) -> bool {
         match &self.matcher {
-            Matcher::Text(needle, _) => {
+            Matcher::Text(forms) => {
                 let line = normalized_line.trim_start();
-                line.starts_with(needle.as_str())
-                    && !line[needle.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-')
+                forms.iter().any(|(needle, _)| {
+                    line.starts_with(needle.as_str())
+                        && !line[needle.len()..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-')
+                })
             }
             Matcher::Regex(_) => false,
         }
@@ -144,6 +160,53 @@ impl PreparedKeyword {
     pub(crate) fn is_regex(&self) -> bool {
         matches!(self.matcher, Matcher::Regex(_))
     }
+}
+
+/// A keyword found on at least this share of a document's pages names the
+/// document (its issuer, its year: "3M", "company", "2022" in 3M's 2022
+/// 10-K), not a part of it.
+pub(crate) const DOCUMENT_WORD_SHARE: f64 = 0.4;
+
+/// Documents with fewer pages than this have no "document words": on a
+/// two-page invoice every keyword is on half the pages.
+const DOCUMENT_WORD_MIN_PAGES: usize = 8;
+
+/// Marks the plain (non-identifier) keywords found on at least
+/// [`DOCUMENT_WORD_SHARE`] of the document's pages with text. In TOC routing
+/// they get no weight: a title like "3M COMPANY AND CONSOLIDATED
+/// SUBSIDIARIES" would otherwise win on the company's name alone. Line
+/// scores keep their IDF weight (measured on FinanceBench, scaling them down
+/// there too lost 2 to 4 questions of 111). Identifiers keep their own rule
+/// (pinning off on too many pages). Returns the marked labels.
+pub(crate) fn mark_document_words(
+    keywords: &mut [PreparedKeyword],
+    document: &ParsedDocument,
+    normalized: &[String],
+) -> Vec<String> {
+    let mut pages_with_text: BTreeSet<u32> = BTreeSet::new();
+    let mut keyword_pages: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); keywords.len()];
+    let candidates: Vec<usize> =
+        (0..keywords.len()).filter(|&k| !keywords[k].pinning && !keywords[k].is_regex()).collect();
+    for (line, text) in document.lines.iter().zip(normalized) {
+        pages_with_text.insert(line.page);
+        for &k in &candidates {
+            if keywords[k].matches(text) {
+                keyword_pages[k].insert(line.page);
+            }
+        }
+    }
+    if pages_with_text.len() < DOCUMENT_WORD_MIN_PAGES {
+        return Vec::new();
+    }
+    let n = pages_with_text.len() as f64;
+    let mut marked = Vec::new();
+    for &k in &candidates {
+        if keyword_pages[k].len() as f64 / n >= DOCUMENT_WORD_SHARE {
+            keywords[k].names_document = true;
+            marked.push(keywords[k].label.clone());
+        }
+    }
+    marked
 }
 
 /// Whether `needle` occurs in `haystack` starting and ending on word
@@ -355,6 +418,8 @@ impl KeywordRetriever {
     pub(crate) fn prepare(question: &ParsedQuestion) -> Result<Vec<PreparedKeyword>, RetrieveError> {
         let mut seen = BTreeSet::new();
         let mut prepared = Vec::new();
+        // Inflections are English rules: other languages match as written.
+        let english = question.language.as_deref().is_none_or(|l| l == "en");
         for keyword in &question.keywords {
             let matcher = if keyword.is_regex {
                 let re = Regex::new(&format!("(?i){}", keyword.text))
@@ -365,7 +430,14 @@ impl KeywordRetriever {
                 if text.is_empty() || !seen.insert(text.clone()) {
                     continue;
                 }
-                Matcher::Text(text.clone(), Box::new(memchr::memmem::Finder::new(text.as_bytes()).into_owned()))
+                let mut forms = vec![form(text.clone())];
+                if keyword.source == KeywordSource::Direct && english {
+                    // A form the question carries as a keyword of its own
+                    // ("acquisitions" and "acquisition") counts once, there.
+                    let own = |f: &String| question.keywords.iter().any(|k| !k.is_regex && normalize(&k.text) == *f);
+                    forms.extend(crate::inflect::english_forms(&text).into_iter().filter(|f| !own(f)).map(form));
+                }
+                Matcher::Text(forms)
             };
             prepared.push(PreparedKeyword {
                 label: keyword.text.clone(),
@@ -373,6 +445,7 @@ impl KeywordRetriever {
                 pinning: keyword.source == KeywordSource::Anchor && !keyword.is_regex,
                 group: keyword.semantic_group.clone().unwrap_or_else(|| normalize(&keyword.text)),
                 salient: matches!(keyword.source, KeywordSource::Direct | KeywordSource::Anchor),
+                names_document: false,
                 matcher,
             });
         }
@@ -458,17 +531,16 @@ impl KeywordRetriever {
         let words: Vec<usize> = (0..keywords.len())
             .filter(|&k| keywords[k].salient && !keywords[k].pinning && !keywords[k].is_regex())
             .collect();
-        let phrases: Vec<(usize, usize, String, memchr::memmem::Finder<'static>)> = words
+        // Any form of each word ("card members" finds "Card Member").
+        let phrases: Vec<(usize, usize, Vec<Form>)> = words
             .windows(2)
             .filter_map(|pair| {
-                let (Matcher::Text(a, _), Matcher::Text(b, _)) =
-                    (&keywords[pair[0]].matcher, &keywords[pair[1]].matcher)
+                let (Matcher::Text(a), Matcher::Text(b)) = (&keywords[pair[0]].matcher, &keywords[pair[1]].matcher)
                 else {
                     return None;
                 };
-                let phrase = format!("{a} {b}");
-                let finder = memchr::memmem::Finder::new(phrase.as_bytes()).into_owned();
-                Some((pair[0], pair[1], phrase, finder))
+                let forms = a.iter().flat_map(|(a, _)| b.iter().map(move |(b, _)| form(format!("{a} {b}")))).collect();
+                Some((pair[0], pair[1], forms))
             })
             .collect();
 
@@ -510,10 +582,10 @@ impl KeywordRetriever {
                 continue;
             }
             let text = normalized.get(*index).map(String::as_str).unwrap_or_default();
-            for (a, b, phrase, finder) in &phrases {
+            for (a, b, forms) in &phrases {
                 if matched_keywords.contains(a)
                     && matched_keywords.contains(b)
-                    && contains_word_with(text, phrase, finder)
+                    && forms.iter().any(|(phrase, finder)| contains_word_with(text, phrase, finder))
                 {
                     let bonus = PHRASE_BONUS * (keywords[*a].weight * idf[*a] + keywords[*b].weight * idf[*b]);
                     score += bonus;
@@ -621,13 +693,20 @@ impl KeywordRetriever {
         document: &ParsedDocument,
         trace: &mut dyn TraceSink,
     ) -> Result<Retrieval, RetrieveError> {
-        let keywords = Self::prepare(question)?;
+        let mut keywords = Self::prepare(question)?;
         // Everything below reads the row view (the pieces of each printed
         // line joined, see `docintel_schema::rows`); the passages go back to
         // the document's line ids at the end, each run whole.
         let (rows, normalized) = self.lines.get(document);
         let document = rows.document();
         let mut notes = Vec::new();
+        let document_words = mark_document_words(&mut keywords, document, &normalized);
+        if !document_words.is_empty() {
+            notes.push(format!(
+                "{document_words:?} on at least {:.0}% of the pages: they name the document, not a part of it (no weight in TOC routing)",
+                DOCUMENT_WORD_SHARE * 100.0
+            ));
+        }
         let mut methods_used = Vec::new();
 
         // Pages hint first: the user pinned these pages.
@@ -871,7 +950,7 @@ impl KeywordRetriever {
             brick: "retrieve".to_owned(),
             step: "keyword_search".to_owned(),
             detail: json!({
-                "keywords": keywords.iter().zip(&search.idf).map(|(k, idf)| json!({"keyword": k.label, "weight": k.weight, "idf": idf})).collect::<Vec<_>>(),
+                "keywords": keywords.iter().zip(&search.idf).map(|(k, idf)| json!({"keyword": k.label, "weight": k.weight, "idf": idf, "names_document": k.names_document})).collect::<Vec<_>>(),
                 "pages_in_scope": match &scope { None => json!("all"), Some(pages) if pages.len() > 40 => json!(format!("{} pages", pages.len())), Some(pages) => json!(pages) },
                 "lines_matched": search.lines_matched,
                 "kind_boost": kind.as_ref().map(|(name, _)| *name),
@@ -1498,6 +1577,70 @@ pub(crate) mod tests {
             .unwrap();
         assert!(r.methods_used.contains(&"toc_fallback".to_owned()), "{r:?}");
         assert_eq!(r.passages[0].page, 2);
+    }
+
+    #[test]
+    fn a_plural_in_the_question_finds_the_singular_in_the_document() {
+        // Without number forms, page 1 ("members") and page 2 ("card") tie
+        // and document order puts page 1 first.
+        let doc = document(&[
+            &["The members of the board met twice.", "filler"],
+            &["Card Member retention remained high.", "filler"],
+        ]);
+        let r = check(&doc, &question(&["card", "members"], "text", &[]), 2);
+        assert_eq!(r.passages[0].page, 2, "{r:?}");
+        assert_eq!(r.passages[0].matched_keywords, ["card", "members"], "{r:?}");
+        // Other languages match as written.
+        let mut q = question(&["card", "members"], "text", &[]);
+        q.language = Some("fr".to_owned());
+        assert_eq!(check(&doc, &q, 2).passages[0].page, 1);
+    }
+
+    /// Ten pages with the company's name in every footer; the results on
+    /// page 5; the list of subsidiaries on page 10, under a TOC title that
+    /// carries the company's name.
+    fn annual_report() -> ParsedDocument {
+        let mut pages: Vec<Vec<&str>> = Vec::new();
+        pages.push(vec!["Acme Corp annual report 2022", "filler"]);
+        for page in 2..=9 {
+            pages.push(match page {
+                5 => vec!["Operating margin rose to 12% on lower costs.", "Acme Corp"],
+                _ => vec!["Discussion of the year.", "Acme Corp"],
+            });
+        }
+        pages.push(vec!["Acme Corp and subsidiaries", "Acme Tools Ltd", "Acme Finance BV"]);
+        let borrowed: Vec<&[&str]> = pages.iter().map(Vec::as_slice).collect();
+        let mut doc = document(&borrowed);
+        let entry = |id: u32, title: &str, pages: (u32, u32)| docintel_schema::TocEntry {
+            id,
+            parent: None,
+            level: 1,
+            title: title.to_owned(),
+            start_page: pages.0,
+            end_page: pages.1,
+            source: docintel_schema::TocSource::Outline,
+        };
+        doc.toc = vec![entry(0, "Results of operations", (1, 9)), entry(1, "Acme Corp and subsidiaries", (10, 10))];
+        doc
+    }
+
+    #[test]
+    fn a_word_on_most_pages_names_the_document_and_does_not_route() {
+        let doc = annual_report();
+        let q = question(&["acme", "margin"], "text", &[]);
+        let r = check(&doc, &q, 3);
+        // The company's name in the exhibit's title would win the route
+        // (and lose the margin) if it counted there.
+        assert!(r.methods_used.contains(&"toc".to_owned()), "{r:?}");
+        assert_eq!(r.passages[0].page, 5, "{r:?}");
+        assert!(r.notes.iter().any(|n| n.contains("[\"acme\"]") && n.contains("name the document")), "{:?}", r.notes);
+        // A short document has no document words.
+        let short = document(&[&["Acme Corp invoice", "Total 4.11"], &["Acme Corp", "Thank you"]]);
+        let mut keywords = KeywordRetriever::prepare(&q).unwrap();
+        let normalized: Vec<String> = short.lines.iter().map(|l| normalize(&l.text)).collect();
+        assert!(mark_document_words(&mut keywords, &short, &normalized).is_empty());
+        let normalized: Vec<String> = doc.lines.iter().map(|l| normalize(&l.text)).collect();
+        assert_eq!(mark_document_words(&mut keywords, &doc, &normalized), ["acme"]);
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod corpus;
 mod coverage;
 #[cfg(feature = "embeddings")]
 pub mod embed;
+mod inflect;
 mod keyword;
 mod lines;
 mod llm_router;

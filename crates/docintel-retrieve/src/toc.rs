@@ -268,7 +268,9 @@ fn level_lines(tree: &Tree<'_>, ids: &[u32], keywords: &[PreparedKeyword], count
                 .enumerate()
                 .map(|(k, keyword)| KeywordEvidence {
                     keyword: keyword.label.clone(),
-                    weight: keyword.weight,
+                    // A word naming the whole document tells no branch
+                    // apart (see `keyword::mark_document_words`).
+                    weight: if keyword.names_document { 0.0 } else { keyword.weight },
                     identifier: keyword.pinning,
                     in_title: keyword.matches(&title),
                     in_sub_titles: below_titles.iter().filter(|t| keyword.matches(t)).count() as u32,
@@ -315,6 +317,7 @@ pub(crate) fn walk<R: Router>(
     }
     let tree = Tree::new(&document.toc);
     let counts = PageCounts::new(document, normalized, keywords);
+    let document_words: Vec<&str> = keywords.iter().filter(|k| k.names_document).map(|k| k.label.as_str()).collect();
     let listing = question.answer_shape == AnswerShape::Listing;
     let mut level: Vec<u32> = tree.children(None).to_vec();
     let mut opened: Vec<u32> = Vec::new();
@@ -374,6 +377,7 @@ pub(crate) fn walk<R: Router>(
                 "pick": picked,
                 "reason": pick.reason,
                 "decisions": decisions,
+                "document_words": document_words,
             }),
         });
         opened = picked.into_iter().filter(|id| !sections.iter().any(|(s, _)| s == id)).collect();
