@@ -20,7 +20,8 @@ const EN: &[&str] = &[
     "wasn", "weren", "hasn", "haven", "please", "kindly", "tell", "give", "show", "find", "list", "enumerate",
     "provide", "say", "says", "said", "mean", "means", "meant", "mention", "mentions", "mentioned", "according",
     "explain", "describe", "summarize", "summarise", "summary", "overview", "know", "let", "get", "up", "out",
-    "written", "compare", "page", "pages", "p", "pp",
+    "written", "compare", "page", "pages", "p", "pp", "during", "like", "regarding", "concerning", "able",
+    "reported", "materially", "important",
 ];
 
 /// French function words plus question-frame words.

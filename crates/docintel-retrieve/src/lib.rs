@@ -39,6 +39,7 @@ mod keyword;
 mod lines;
 mod llm_router;
 mod named;
+mod pages;
 mod toc;
 
 pub use batch::RetrievalState;
