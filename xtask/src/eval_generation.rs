@@ -29,11 +29,14 @@
 //! tokens on the reply text; a replay run recounts every request and fails
 //! if a recording disagrees.
 //!
-//! A reference is measured next to them: "naive top-5 combined", the usual
-//! RAG baseline, one combined call over the same retrieval with the
-//! relevance floor off (`KeywordRetriever::with_floor(0.0)`: up to five
-//! passages, whatever their score; the retriever still holds back passages
-//! matched only by keywords on most lines). Its replies are recorded with
+//! Two references are measured next to them: "naive top-5 combined", one
+//! combined call over the same retrieval with the relevance floor off
+//! (`KeywordRetriever::with_floor(0.0)`: up to five passages, whatever their
+//! score; the retriever still holds back passages matched only by keywords
+//! on most lines); and "naive chunk top-5 combined", the usual RAG call:
+//! the document cut into ~512-token chunks (the parse brick's
+//! `chunk_document`, 64 tokens of overlap), the five best by BM25 for the
+//! question's tokens, one combined call. Their replies are recorded with
 //! the others.
 //!
 //! Printed: input tokens per question combined vs sequential (and naive
@@ -51,7 +54,7 @@ use docintel::schema::{
     AnswerContext, ChunkStrategy, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink, ParsedDocument,
     ParsedQuestion, Passage, QuestionParser, Retriever, registry, text,
 };
-use docintel::{AskOptions, KeywordRetriever, RetrieveConfig, parse_pdf, question_parser};
+use docintel::{AskOptions, ChunkConfig, KeywordRetriever, RetrieveConfig, chunk_document, parse_pdf, question_parser};
 use docintel_generate::{DispatchOptions, LlmGenerator, verify_citations};
 use docintel_llm::ReplayTransport;
 use serde_json::{Value, json};
@@ -404,6 +407,67 @@ impl Dispatch<'_, '_> {
     }
 }
 
+/// The chunks of the usual RAG baseline: token-sized chunks of the parse
+/// brick (about 512 tokens, 64 repeated), as the frameworks' defaults cut a
+/// document.
+const BASELINE_CHUNKS: ChunkConfig = ChunkConfig { max_tokens: 512, overlap_tokens: 64 };
+
+/// Chunks shown by the usual RAG baseline.
+const BASELINE_TOP_K: usize = 5;
+
+fn bm25_tokens(text: &str) -> Vec<String> {
+    text::normalize(text).split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_owned).collect()
+}
+
+/// The usual RAG call's passages: the `BASELINE_TOP_K` chunks of `document`
+/// ranking best by Okapi BM25 (k1 = 1.2, b = 0.75) for the question's
+/// tokens, in rank order, each as a passage over its lines.
+fn chunk_baseline(document: &ParsedDocument, question: &str) -> Vec<Passage> {
+    let chunks = chunk_document(document, &BASELINE_CHUNKS);
+    let docs: Vec<Vec<String>> = chunks.iter().map(|c| bm25_tokens(&c.text)).collect();
+    let n = docs.len() as f64;
+    let avg = (docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
+    let mut terms = bm25_tokens(question);
+    terms.sort();
+    terms.dedup();
+    let df: Vec<f64> = terms.iter().map(|t| docs.iter().filter(|d| d.contains(t)).count() as f64).collect();
+    let mut scored: Vec<(f64, usize)> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let norm = 1.2 * (0.25 + 0.75 * d.len() as f64 / avg);
+            let score = terms
+                .iter()
+                .zip(&df)
+                .map(|(t, &df)| {
+                    let tf = d.iter().filter(|w| *w == t).count() as f64;
+                    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                    if tf == 0.0 { 0.0 } else { idf * tf * 2.2 / (tf + norm) }
+                })
+                .sum();
+            (score, i)
+        })
+        .filter(|(score, _)| *score > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored
+        .into_iter()
+        .take(BASELINE_TOP_K)
+        .map(|(score, i)| {
+            let chunk = &chunks[i];
+            Passage {
+                line_start: chunk.line_start,
+                line_end: chunk.line_end,
+                page: chunk.page_start,
+                score,
+                anchor_line: chunk.line_start,
+                matched_keywords: Vec::new(),
+                pinned: false,
+            }
+        })
+        .collect()
+}
+
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut record = false;
     let mut verbose = false;
@@ -477,7 +541,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         context.map(|c| format!("{c:?} (forced)")).unwrap_or_else(|| "from the question parser".to_owned())
     );
     println!(
-        "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8} {:>9} {:>9} {:>8}",
+        "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8} {:>9} {:>9} {:>8} {:>9}",
         "question",
         "shape",
         "pass",
@@ -490,13 +554,15 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "verified",
         "top5_pass",
         "top5_in",
-        "overhead"
+        "overhead",
+        "chunk5_in"
     );
     let (mut sum_comb, mut sum_seq, mut sum_comb_found, mut sum_seq_found) = (0u64, 0u64, 0u64, 0u64);
     let (mut sum_top5_found, mut sum_overhead_found, mut sum_seq_calls_found, mut n_found) = (0u64, 0u64, 0u64, 0u64);
     let mut n_called = 0u64;
     let (mut top5_answers, mut top5_verified, mut seq_answers_found) = (0u32, 0u32, 0u32);
     let (mut answers, mut verified_answers) = (0u32, 0u32);
+    let (mut sum_chunk_found, mut chunk_answers, mut chunk_verified) = (0u64, 0u32, 0u32);
     let mut exits: BTreeMap<String, u32> = BTreeMap::new();
     for case in &cases {
         if !documents.contains_key(&case.document) {
@@ -542,6 +608,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         question.chunk_strategy = ChunkStrategy::Combined;
         let top5_run = dispatch.run(&format!("{} naive top-5 Combined", case.id), &question, document, &top5)?;
         let overhead = dispatch.overhead(&bpe, &parsed, document)?;
+        // The usual RAG call: five ~512-token chunks by BM25, one combined call.
+        let chunks = chunk_baseline(document, &case.question);
+        let chunk_run =
+            dispatch.run(&format!("{} naive chunk top-5 Combined", case.id), &question, document, &chunks)?;
         let combined = &runs[0];
         let sequential = runs.get(1);
         let saved = sequential
@@ -566,12 +636,17 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                     top5_answers += 1;
                     top5_verified += u32::from(top5_run.verified);
                 }
+                sum_chunk_found += chunk_run.input;
+                if chunk_run.found {
+                    chunk_answers += 1;
+                    chunk_verified += u32::from(chunk_run.verified);
+                }
             }
         }
         let verified =
             runs.iter().filter(|r| r.found).map(|r| if r.verified { "yes" } else { "NO" }).collect::<Vec<_>>();
         println!(
-            "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8} {:>9} {:>9} {:>8}",
+            "{:<18} {:<7} {:>4} {:>9} {:>9} {:>6} {:>5} {:<12} {:<12} {:>8} {:>9} {:>9} {:>8} {:>9}",
             case.id,
             if case.listing { "listing" } else { "single" },
             passages.len(),
@@ -585,6 +660,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             top5.len(),
             format!("{}{}", top5_run.input, if top5_run.strategy == "combined" { "" } else { "*" }),
             overhead,
+            chunk_run.input,
         );
     }
     let pct = |part: u64, whole: u64| 100.0 * (1.0 - part as f64 / whole.max(1) as f64);
@@ -611,6 +687,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     );
     println!(
         "single-fact, answerable: answers found by sequential {seq_answers_found}/{n_found}, by naive top-5 combined {top5_answers}/{n_found} ({top5_verified} with every citation verified)"
+    );
+    println!(
+        "single-fact, answerable: naive chunk top-5 combined (the usual RAG call: {} chunks of ~{} tokens by BM25) {sum_chunk_found} vs sequential {sum_seq_found} input tokens: {:.1}% saved; answers found {chunk_answers}/{n_found} ({chunk_verified} with every citation verified)",
+        BASELINE_TOP_K,
+        BASELINE_CHUNKS.max_tokens,
+        pct(sum_seq_found, sum_chunk_found)
     );
     let mean = |sum: u64| sum as f64 / n_found.max(1) as f64;
     println!(
