@@ -17,6 +17,7 @@ use crate::context::expand_context;
 use crate::coverage::{self, CoverageCheck};
 use crate::lines::LineCache;
 use crate::named;
+use crate::pages::PageIndex;
 use crate::toc::{self, KeywordRouter, RoutingConfig};
 
 /// Knobs of the keyword retriever. No `Default`: the caller (CLI, facade)
@@ -156,6 +157,19 @@ impl PreparedKeyword {
         }
     }
 
+    /// Its forms, when every one is a single word of letters and digits
+    /// (what the page index holds), else `None`.
+    pub(crate) fn single_words(&self) -> Option<Vec<&str>> {
+        match &self.matcher {
+            Matcher::Text(forms)
+                if forms.iter().all(|(f, _)| !f.is_empty() && f.chars().all(char::is_alphanumeric)) =>
+            {
+                Some(forms.iter().map(|(f, _)| f.as_str()).collect())
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the keyword is a regular expression.
     pub(crate) fn is_regex(&self) -> bool {
         matches!(self.matcher, Matcher::Regex(_))
@@ -182,28 +196,33 @@ pub(crate) fn mark_document_words(
     keywords: &mut [PreparedKeyword],
     document: &ParsedDocument,
     normalized: &[String],
+    index: &PageIndex,
 ) -> Vec<String> {
-    let mut pages_with_text: BTreeSet<u32> = BTreeSet::new();
-    let mut keyword_pages: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); keywords.len()];
-    let candidates: Vec<usize> =
-        (0..keywords.len()).filter(|&k| !keywords[k].pinning && !keywords[k].is_regex()).collect();
-    for (line, text) in document.lines.iter().zip(normalized) {
-        pages_with_text.insert(line.page);
-        for &k in &candidates {
-            if keywords[k].matches(text) {
-                keyword_pages[k].insert(line.page);
-            }
-        }
-    }
-    if pages_with_text.len() < DOCUMENT_WORD_MIN_PAGES {
+    let n_pages = index.n_pages();
+    if n_pages < DOCUMENT_WORD_MIN_PAGES {
         return Vec::new();
     }
-    let n = pages_with_text.len() as f64;
     let mut marked = Vec::new();
-    for &k in &candidates {
-        if keyword_pages[k].len() as f64 / n >= DOCUMENT_WORD_SHARE {
-            keywords[k].names_document = true;
-            marked.push(keywords[k].label.clone());
+    for keyword in keywords.iter_mut().filter(|k| !k.pinning && !k.is_regex()) {
+        // A word's pages come from the page index; a phrase's from a scan
+        // of the lines that skips the rest of a page once it is found there.
+        let pages = match keyword.single_words() {
+            Some(words) => index.pages_with_any(&words),
+            None => {
+                let mut pages = 0;
+                let mut last: Option<u32> = None;
+                for (line, text) in document.lines.iter().zip(normalized) {
+                    if last != Some(line.page) && keyword.matches(text) {
+                        pages += 1;
+                        last = Some(line.page);
+                    }
+                }
+                pages
+            }
+        };
+        if pages as f64 / n_pages as f64 >= DOCUMENT_WORD_SHARE {
+            keyword.names_document = true;
+            marked.push(keyword.label.clone());
         }
     }
     marked
@@ -709,10 +728,11 @@ impl KeywordRetriever {
         // Everything below reads the row view (the pieces of each printed
         // line joined, see `docintel_schema::rows`); the passages go back to
         // the document's line ids at the end, each run whole.
-        let (rows, normalized) = self.lines.get(document);
+        let (rows, normalized, page_index) = self.lines.get(document);
         let document = rows.document();
         let mut notes = Vec::new();
-        let document_words = mark_document_words(&mut keywords, document, &normalized);
+        let page_index = page_index.get_or_init(|| PageIndex::build(document, &normalized));
+        let document_words = mark_document_words(&mut keywords, document, &normalized, page_index);
         if !document_words.is_empty() {
             notes.push(format!(
                 "{document_words:?} on at least {:.0}% of the pages: they name the document, not a part of it (no weight in TOC routing)",
@@ -950,8 +970,7 @@ impl KeywordRetriever {
         let identifier_pinned = methods_used.iter().any(|m| m == "identifier_pinning");
         if hinted.is_empty() && !ranked.is_empty() && !identifier_pinned {
             let shown: BTreeSet<u32> = ranked.iter().take(top_k).map(|c| c.passage.page).collect();
-            let top_pages: Vec<(u32, f64)> =
-                crate::pages::rank(&keywords, document, &normalized).into_iter().take(PAGE_KEPT).collect();
+            let top_pages: Vec<(u32, f64)> = page_index.rank(&keywords).into_iter().take(PAGE_KEPT).collect();
             let leaders = &top_pages[..PAGE_LEADERS.min(top_pages.len())];
             let agree = leaders.iter().any(|(page, _)| shown.contains(page));
             let mut extra: Vec<Candidate> = Vec::new();
@@ -1704,9 +1723,14 @@ pub(crate) mod tests {
         let short = document(&[&["Acme Corp invoice", "Total 4.11"], &["Acme Corp", "Thank you"]]);
         let mut keywords = KeywordRetriever::prepare(&q).unwrap();
         let normalized: Vec<String> = short.lines.iter().map(|l| normalize(&l.text)).collect();
-        assert!(mark_document_words(&mut keywords, &short, &normalized).is_empty());
+        let index = PageIndex::build(&short, &normalized);
+        assert!(mark_document_words(&mut keywords, &short, &normalized, &index).is_empty());
         let normalized: Vec<String> = doc.lines.iter().map(|l| normalize(&l.text)).collect();
-        assert_eq!(mark_document_words(&mut keywords, &doc, &normalized), ["acme"]);
+        let index = PageIndex::build(&doc, &normalized);
+        assert_eq!(mark_document_words(&mut keywords, &doc, &normalized, &index), ["acme"]);
+        // A phrase is counted by its pages too.
+        let mut phrase = KeywordRetriever::prepare(&question(&["acme corp"], "text", &[])).unwrap();
+        assert_eq!(mark_document_words(&mut phrase, &doc, &normalized, &index), ["acme corp"]);
     }
 
     #[test]

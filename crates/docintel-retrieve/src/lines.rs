@@ -12,10 +12,12 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use docintel_schema::text::normalize;
 use docintel_schema::{ParsedDocument, RowView};
+
+use crate::pages::PageIndex;
 
 /// Documents whose normalised lines are kept.
 const CACHED_DOCUMENTS: usize = 4;
@@ -23,8 +25,12 @@ const CACHED_DOCUMENTS: usize = 4;
 /// The normalised text of every line of a row view, by line index.
 pub(crate) type NormalizedLines = Arc<Vec<String>>;
 
-/// A document's row view and its normalised lines.
-pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines);
+/// A document's page index (`pages.rs`), built the first time a question
+/// asks for it.
+pub(crate) type PageIndexCell = Arc<OnceLock<PageIndex>>;
+
+/// A document's row view, its normalised lines and its page index.
+pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines, PageIndexCell);
 
 /// A small most-recently-used cache of normalised lines, shared by clones of
 /// a retriever.
@@ -57,17 +63,18 @@ impl LineCache {
             && let Some(position) = entries.iter().position(|(k, _)| *k == key)
         {
             let entry = entries.remove(position);
-            let rows = (Arc::clone(&entry.1.0), Arc::clone(&entry.1.1));
+            let rows = (Arc::clone(&entry.1.0), Arc::clone(&entry.1.1), Arc::clone(&entry.1.2));
             entries.insert(0, entry);
             return rows;
         }
         let view = Arc::new(RowView::of(document).into_owned());
         let lines: NormalizedLines = Arc::new(view.document().lines.iter().map(|l| normalize(&l.text)).collect());
+        let index: PageIndexCell = Arc::default();
         if let Ok(mut entries) = self.entries.lock() {
-            entries.insert(0, (key, (Arc::clone(&view), Arc::clone(&lines))));
+            entries.insert(0, (key, (Arc::clone(&view), Arc::clone(&lines), Arc::clone(&index))));
             entries.truncate(CACHED_DOCUMENTS);
         }
-        (view, lines)
+        (view, lines, index)
     }
 
     /// Documents currently cached.
@@ -86,12 +93,13 @@ mod tests {
     fn same_document_is_served_from_the_cache_and_a_changed_one_is_not() {
         let cache = LineCache::default();
         let mut doc = document(&[&["Total  DUE", "x"]]);
-        let (_, first) = cache.get(&doc);
+        let (_, first, first_index) = cache.get(&doc);
         assert_eq!(first.as_slice(), ["total due", "x"]);
-        let (_, again) = cache.get(&doc);
+        let (_, again, again_index) = cache.get(&doc);
         assert!(Arc::ptr_eq(&first, &again), "the second call reuses the lines");
+        assert!(Arc::ptr_eq(&first_index, &again_index), "and the page index");
         doc.lines[1].text = "Y".into();
-        let (_, changed) = cache.get(&doc);
+        let (_, changed, _) = cache.get(&doc);
         assert_eq!(changed.as_slice(), ["total due", "y"]);
         assert_eq!(cache.len(), 2);
         for i in 0..10 {
