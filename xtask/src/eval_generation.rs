@@ -415,45 +415,16 @@ const BASELINE_CHUNKS: ChunkConfig = ChunkConfig { max_tokens: 512, overlap_toke
 /// Chunks shown by the usual RAG baseline.
 const BASELINE_TOP_K: usize = 5;
 
-fn bm25_tokens(text: &str) -> Vec<String> {
-    text::normalize(text).split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_owned).collect()
-}
-
 /// The usual RAG call's passages: the `BASELINE_TOP_K` chunks of `document`
-/// ranking best by Okapi BM25 (k1 = 1.2, b = 0.75) for the question's
-/// tokens, in rank order, each as a passage over its lines.
+/// ranking best by flat BM25 for the question's tokens, in rank order, each
+/// as a passage over its lines.
 fn chunk_baseline(document: &ParsedDocument, question: &str) -> Vec<Passage> {
     let chunks = chunk_document(document, &BASELINE_CHUNKS);
-    let docs: Vec<Vec<String>> = chunks.iter().map(|c| bm25_tokens(&c.text)).collect();
-    let n = docs.len() as f64;
-    let avg = (docs.iter().map(Vec::len).sum::<usize>() as f64 / n.max(1.0)).max(1.0);
-    let mut terms = bm25_tokens(question);
-    terms.sort();
-    terms.dedup();
-    let df: Vec<f64> = terms.iter().map(|t| docs.iter().filter(|d| d.contains(t)).count() as f64).collect();
-    let mut scored: Vec<(f64, usize)> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            let norm = 1.2 * (0.25 + 0.75 * d.len() as f64 / avg);
-            let score = terms
-                .iter()
-                .zip(&df)
-                .map(|(t, &df)| {
-                    let tf = d.iter().filter(|w| *w == t).count() as f64;
-                    let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                    if tf == 0.0 { 0.0 } else { idf * tf * 2.2 / (tf + norm) }
-                })
-                .sum();
-            (score, i)
-        })
-        .filter(|(score, _)| *score > 0.0)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
+    let index = crate::bm25::Bm25::new(chunks.iter().map(|c| crate::bm25::tokens(&c.text)));
+    index
+        .top(question, BASELINE_TOP_K)
         .into_iter()
-        .take(BASELINE_TOP_K)
-        .map(|(score, i)| {
+        .map(|(i, score)| {
             let chunk = &chunks[i];
             Passage {
                 line_start: chunk.line_start,

@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use docintel::schema::text::normalize;
 use docintel::schema::{ParsedDocument, ParsedQuestion, QuestionParser, Retriever, TraceEvent};
 use docintel::{KeywordRetriever, RetrieveConfig, RuleParser, parse_pdf};
 use serde_json::Value;
@@ -322,71 +321,23 @@ fn load_documents(
 
 /// Okapi BM25 over the pages of one document (the flat baseline).
 struct PageBm25 {
-    /// Term frequencies per page (index = page - 1).
-    pages: Vec<HashMap<String, u32>>,
-    /// Tokens per page.
-    lengths: Vec<f64>,
-    /// Pages containing each term.
-    df: HashMap<String, u32>,
-    avg_len: f64,
-}
-
-const BM25_K1: f64 = 1.2;
-const BM25_B: f64 = 0.75;
-
-fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_owned)
+    index: crate::bm25::Bm25,
 }
 
 impl PageBm25 {
     fn new(document: &ParsedDocument) -> PageBm25 {
         let n_pages = document.pages.len().max(document.lines.last().map_or(0, |l| l.page as usize));
-        let mut pages: Vec<HashMap<String, u32>> = vec![HashMap::new(); n_pages];
-        let mut lengths = vec![0.0; n_pages];
+        let mut pages: Vec<Vec<String>> = vec![Vec::new(); n_pages];
         for line in &document.lines {
             let Some(index) = (line.page as usize).checked_sub(1).filter(|&i| i < n_pages) else { continue };
-            for token in tokens(&normalize(&line.text)) {
-                *pages[index].entry(token).or_default() += 1;
-                lengths[index] += 1.0;
-            }
+            pages[index].extend(crate::bm25::tokens(&line.text));
         }
-        let mut df: HashMap<String, u32> = HashMap::new();
-        for page in &pages {
-            for term in page.keys() {
-                *df.entry(term.clone()).or_default() += 1;
-            }
-        }
-        let avg_len = (lengths.iter().sum::<f64>() / n_pages.max(1) as f64).max(1.0);
-        PageBm25 { pages, lengths, df, avg_len }
+        PageBm25 { index: crate::bm25::Bm25::new(pages) }
     }
 
     /// The `k` best pages (1-based) for the question's tokens, ties in page order.
     fn top(&self, question: &str, k: usize) -> Vec<u32> {
-        let mut terms: Vec<String> = tokens(&normalize(question)).collect();
-        terms.sort();
-        terms.dedup();
-        let n = self.pages.len() as f64;
-        let mut scores: Vec<(f64, usize)> = self
-            .pages
-            .iter()
-            .enumerate()
-            .map(|(i, page)| {
-                let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self.lengths[i] / self.avg_len);
-                let score = terms
-                    .iter()
-                    .filter_map(|t| {
-                        let tf = f64::from(*page.get(t)?);
-                        let df = f64::from(self.df.get(t).copied().unwrap_or(0));
-                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                        Some(idf * tf * (BM25_K1 + 1.0) / (tf + norm))
-                    })
-                    .sum();
-                (score, i)
-            })
-            .filter(|(score, _)| *score > 0.0)
-            .collect();
-        scores.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scores.into_iter().take(k).map(|(_, i)| i as u32 + 1).collect()
+        self.index.top(question, k).into_iter().map(|(i, _)| i as u32 + 1).collect()
     }
 }
 

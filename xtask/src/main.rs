@@ -10,6 +10,7 @@
 //!   `stress` parses every stress fixture in a child process with a timeout.
 
 mod bench;
+mod bm25;
 mod eval;
 mod eval_generation;
 mod eval_retrieval;
