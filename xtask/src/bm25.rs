@@ -88,7 +88,9 @@ mod tests {
         let texts = ["the total amount due", "the invoice date", "the the the"];
         let index = Bm25::new(texts.iter().map(|t| tokens(t)));
         let top = index.top("What is the total?", 3);
-        assert_eq!(top.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 1, 2]);
+        // "total" decides; among the others, "the" three times in a short
+        // text outweighs it once.
+        assert_eq!(top.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [0, 2, 1]);
         assert!(top[0].1 > top[1].1);
         assert!(index.top("absent", 3).is_empty());
     }
