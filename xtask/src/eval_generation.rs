@@ -415,28 +415,41 @@ const BASELINE_CHUNKS: ChunkConfig = ChunkConfig { max_tokens: 512, overlap_toke
 /// Chunks shown by the usual RAG baseline.
 const BASELINE_TOP_K: usize = 5;
 
-/// The usual RAG call's passages: the `BASELINE_TOP_K` chunks of `document`
-/// ranking best by flat BM25 for the question's tokens, in rank order, each
-/// as a passage over its lines.
-fn chunk_baseline(document: &ParsedDocument, question: &str) -> Vec<Passage> {
-    let chunks = chunk_document(document, &BASELINE_CHUNKS);
-    let index = crate::bm25::Bm25::new(chunks.iter().map(|c| crate::bm25::tokens(&c.text)));
-    index
-        .top(question, BASELINE_TOP_K)
-        .into_iter()
-        .map(|(i, score)| {
-            let chunk = &chunks[i];
-            Passage {
-                line_start: chunk.line_start,
-                line_end: chunk.line_end,
-                page: chunk.page_start,
-                score,
-                anchor_line: chunk.line_start,
-                matched_keywords: Vec::new(),
-                pinned: false,
-            }
-        })
-        .collect()
+/// A document cut as the usual RAG call cuts it, with the chunks' BM25
+/// index: built once per document, asked once per question.
+struct ChunkBaseline {
+    chunks: Vec<docintel::schema::Chunk>,
+    index: crate::bm25::Bm25,
+}
+
+impl ChunkBaseline {
+    fn new(document: &ParsedDocument) -> ChunkBaseline {
+        let chunks = chunk_document(document, &BASELINE_CHUNKS);
+        let index = crate::bm25::Bm25::new(chunks.iter().map(|c| crate::bm25::tokens(&c.text)));
+        ChunkBaseline { chunks, index }
+    }
+
+    /// The usual RAG call's passages: the `BASELINE_TOP_K` chunks ranking
+    /// best by flat BM25 for the question's tokens, in rank order, each as a
+    /// passage over its lines.
+    fn passages(&self, question: &str) -> Vec<Passage> {
+        self.index
+            .top(question, BASELINE_TOP_K)
+            .into_iter()
+            .map(|(i, score)| {
+                let chunk = &self.chunks[i];
+                Passage {
+                    line_start: chunk.line_start,
+                    line_end: chunk.line_end,
+                    page: chunk.page_start,
+                    score,
+                    anchor_line: chunk.line_start,
+                    matched_keywords: Vec::new(),
+                    pinned: false,
+                }
+            })
+            .collect()
+    }
 }
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -502,7 +515,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     // The reference: the same retrieval with the relevance floor off.
     let naive = retriever.clone().with_floor(0.0);
     let dispatch = Dispatch { model: &model, options, verbose };
-    let mut documents: BTreeMap<String, ParsedDocument> = BTreeMap::new();
+    let mut documents: BTreeMap<String, (ParsedDocument, ChunkBaseline)> = BTreeMap::new();
 
     println!(
         "eval generation: {} questions{}, model {MODEL} ({}), tokenizer cl100k_base, answer context {}",
@@ -539,9 +552,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         if !documents.contains_key(&case.document) {
             let path = shared_pdf.clone().unwrap_or_else(|| root.join("fixtures").join(&case.document));
             let document = parse_pdf(&path).with_context(|| format!("parsing {}", path.display()))?;
-            documents.insert(case.document.clone(), document);
+            let baseline = ChunkBaseline::new(&document);
+            documents.insert(case.document.clone(), (document, baseline));
         }
-        let document = &documents[&case.document];
+        let (document, baseline) = &documents[&case.document];
         let mut parsed =
             parser.parse(&case.question, &document.profile).with_context(|| format!("parsing {:?}", case.question))?;
         if let Some(context) = context {
@@ -580,7 +594,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let top5_run = dispatch.run(&format!("{} naive top-5 Combined", case.id), &question, document, &top5)?;
         let overhead = dispatch.overhead(&bpe, &parsed, document)?;
         // The usual RAG call: five ~512-token chunks by BM25, one combined call.
-        let chunks = chunk_baseline(document, &case.question);
+        let chunks = baseline.passages(&case.question);
         let chunk_run =
             dispatch.run(&format!("{} naive chunk top-5 Combined", case.id), &question, document, &chunks)?;
         let combined = &runs[0];

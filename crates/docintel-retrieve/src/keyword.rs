@@ -451,6 +451,10 @@ impl KeywordRetriever {
         let mut prepared = Vec::new();
         // Inflections are English rules: other languages match as written.
         let english = question.language.as_deref().is_none_or(|l| l == "en");
+        // A form the question carries as a keyword of its own
+        // ("acquisitions" and "acquisition") counts once, there.
+        let own: BTreeSet<String> =
+            question.keywords.iter().filter(|k| !k.is_regex).map(|k| normalize(&k.text)).collect();
         for keyword in &question.keywords {
             let matcher = if keyword.is_regex {
                 let re = Regex::new(&format!("(?i){}", keyword.text))
@@ -463,10 +467,9 @@ impl KeywordRetriever {
                 }
                 let mut forms = vec![form(text.clone())];
                 if keyword.source == KeywordSource::Direct && english {
-                    // A form the question carries as a keyword of its own
-                    // ("acquisitions" and "acquisition") counts once, there.
-                    let own = |f: &String| question.keywords.iter().any(|k| !k.is_regex && normalize(&k.text) == *f);
-                    forms.extend(crate::inflect::english_forms(&text).into_iter().filter(|f| !own(f)).map(form));
+                    forms.extend(
+                        crate::inflect::english_forms(&text).into_iter().filter(|f| !own.contains(f)).map(form),
+                    );
                 }
                 Matcher::Text(forms)
             };
@@ -731,8 +734,7 @@ impl KeywordRetriever {
         let (rows, normalized, page_index) = self.lines.get(document);
         let document = rows.document();
         let mut notes = Vec::new();
-        let page_index = page_index.get_or_init(|| PageIndex::build(document, &normalized));
-        let document_words = mark_document_words(&mut keywords, document, &normalized, page_index);
+        let document_words = mark_document_words(&mut keywords, document, &normalized, &page_index);
         if !document_words.is_empty() {
             notes.push(format!(
                 "{document_words:?} on at least {:.0}% of the pages: they name the document, not a part of it (no weight in TOC routing)",

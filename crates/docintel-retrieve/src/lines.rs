@@ -12,7 +12,7 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use docintel_schema::text::normalize;
 use docintel_schema::{ParsedDocument, RowView};
@@ -25,12 +25,9 @@ const CACHED_DOCUMENTS: usize = 4;
 /// The normalised text of every line of a row view, by line index.
 pub(crate) type NormalizedLines = Arc<Vec<String>>;
 
-/// A document's page index (`pages.rs`), built the first time a question
-/// asks for it.
-pub(crate) type PageIndexCell = Arc<OnceLock<PageIndex>>;
-
-/// A document's row view, its normalised lines and its page index.
-pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines, PageIndexCell);
+/// A document's row view, its normalised lines and its page index
+/// (`pages.rs`, every question reads it).
+pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines, Arc<PageIndex>);
 
 /// A small most-recently-used cache of normalised lines, shared by clones of
 /// a retriever.
@@ -69,7 +66,7 @@ impl LineCache {
         }
         let view = Arc::new(RowView::of(document).into_owned());
         let lines: NormalizedLines = Arc::new(view.document().lines.iter().map(|l| normalize(&l.text)).collect());
-        let index: PageIndexCell = Arc::default();
+        let index = Arc::new(PageIndex::build(view.document(), &lines));
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert(0, (key, (Arc::clone(&view), Arc::clone(&lines), Arc::clone(&index))));
             entries.truncate(CACHED_DOCUMENTS);
