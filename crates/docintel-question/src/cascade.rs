@@ -145,7 +145,11 @@ mod tests {
     /// reach the project level of the shape cascades by dropping a row.)
     fn tables() -> (Satellites, Satellites) {
         let builtin = Satellites::builtin();
-        let dir = std::env::temp_dir().join(format!("docintel-cascade-{}", std::process::id()));
+        // One folder per call: the tests run in parallel, and a shared one
+        // was read half-written or removed under another test.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("docintel-cascade-{}-{call}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("answer_types.csv"),
