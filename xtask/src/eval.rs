@@ -32,6 +32,36 @@ struct Row {
     correct: bool,
     citations_verified: bool,
     ms: u128,
+    /// The document's file name.
+    doc: String,
+    refused: bool,
+    should_refuse: bool,
+    confidence: f64,
+}
+
+impl Row {
+    /// The row in the form of the shared sets' report.
+    fn gold_row(&self, split: &crate::eval_dev::Split) -> crate::eval_sets::GoldRow {
+        crate::eval_sets::GoldRow {
+            set: "invoices",
+            task: format!("{} {}", self.task, self.field),
+            answer_type: self.field.to_owned(),
+            expected: self.expected.clone(),
+            got: self.got.clone(),
+            correct: Some(self.correct),
+            page_hit: None,
+            should_refuse: self.should_refuse,
+            refused: self.refused,
+            citations_verified: self.citations_verified,
+            tokens_in: 0,
+            tokens_out: 0,
+            cost_usd: 0.0,
+            ms: self.ms,
+            part: split.part(&self.doc),
+            doc: self.doc.clone(),
+            confidence: self.confidence,
+        }
+    }
 }
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
@@ -120,7 +150,9 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     if let Some(shared) = &shared {
         println!();
-        let gold = crate::eval_sets::run_sets(shared, &only, &AskOptions::new(5))?;
+        let split = crate::eval_dev::Split::load()?;
+        let options = AskOptions::new(5);
+        let mut gold = crate::eval_sets::run_sets(shared, &only, &options, &split)?;
         for set in crate::eval_sets::SETS {
             if gold.iter().any(|r| r.set == set) {
                 let set_accuracy = crate::eval_sets::summarize(set, &gold);
@@ -129,6 +161,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                 }
             }
         }
+        // The field and refusal rows of the shared invoices join the report
+        // (the project's copies of four of them are the same documents).
+        gold.extend(rows.iter().filter(|r| r.set == "shared/invoices").map(|r| r.gold_row(&split)));
+        let parser = question_parser(&options)?;
+        gold.extend(crate::eval_dev::run(shared, &parser, &options, &split, &only)?);
+        crate::eval_report::print(&gold);
         let path = shared_csv.unwrap_or_else(crate::eval_sets::default_csv);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
@@ -181,6 +219,10 @@ fn eval_invoices(set: &str, dir: &Path, rows: &mut Vec<Row>, failures: &mut Vec<
             correct,
             citations_verified: output.citations_verified,
             ms,
+            doc: pdf.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+            refused: !output.answer.feedback.answer_found || output.answer.items.is_empty(),
+            should_refuse: field == "refusal",
+            confidence: output.answer.feedback.confidence,
         };
         if let Some(gold_amount) = gold.get("amount").and_then(Value::as_f64) {
             let (output, ms) = ask("What is the total amount?")?;

@@ -33,6 +33,8 @@ use docintel::schema::{AnswerValue, AskOutput, ParsedDocument};
 use docintel::{AskOptions, QuestionParser, RuleParser, answer_parsed, parse_file};
 use serde_json::Value;
 
+use crate::eval_dev::Split;
+
 /// One gold question's outcome.
 #[derive(Debug, Clone)]
 pub(crate) struct GoldRow {
@@ -52,10 +54,17 @@ pub(crate) struct GoldRow {
     pub(crate) tokens_out: u64,
     pub(crate) cost_usd: f64,
     pub(crate) ms: u128,
+    /// The document asked (path relative to the shared fixtures; empty for
+    /// a corpus-level question).
+    pub(crate) doc: String,
+    /// `tuning`, `validation` or `unsplit` (see [`crate::eval_dev::Split`]).
+    pub(crate) part: String,
+    /// The answer's confidence.
+    pub(crate) confidence: f64,
 }
 
 impl GoldRow {
-    fn new(set: &'static str, task: String, expected: String, output: &AskOutput, ms: u128) -> GoldRow {
+    pub(crate) fn new(set: &'static str, task: String, expected: String, output: &AskOutput, ms: u128) -> GoldRow {
         GoldRow {
             set,
             task,
@@ -71,6 +80,9 @@ impl GoldRow {
             tokens_out: output.meta.tokens_out,
             cost_usd: output.meta.cost_usd,
             ms,
+            doc: String::new(),
+            part: "tuning".to_owned(),
+            confidence: output.answer.feedback.confidence,
         }
     }
 }
@@ -82,7 +94,7 @@ fn read_json(path: &Path) -> anyhow::Result<Value> {
 }
 
 /// Asks one question of one parsed document.
-fn ask(
+pub(crate) fn ask(
     parser: &RuleParser,
     options: &AskOptions,
     document: &ParsedDocument,
@@ -111,13 +123,13 @@ fn cited_text(output: &AskOutput, document: &ParsedDocument) -> String {
     out
 }
 
-fn cited_pages(output: &AskOutput) -> Vec<u32> {
+pub(crate) fn cited_pages(output: &AskOutput) -> Vec<u32> {
     output.answer.items.iter().flat_map(|i| &i.spans).map(|s| s.page).collect()
 }
 
 /// Lowercase alphanumerics, every other run of characters one space: the
 /// form in which gold and answers are compared.
-fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     let mut out = String::new();
     let mut space = true;
     for c in text.chars().flat_map(char::to_lowercase) {
@@ -132,7 +144,7 @@ fn fold(text: &str) -> String {
     out.trim_end().to_owned()
 }
 
-fn contains_folded(haystack: &str, needle: &str) -> bool {
+pub(crate) fn contains_folded(haystack: &str, needle: &str) -> bool {
     let needle = fold(needle);
     !needle.is_empty() && format!(" {} ", fold(haystack)).contains(&format!(" {needle} "))
 }
@@ -141,8 +153,14 @@ fn contains_folded(haystack: &str, needle: &str) -> bool {
 // NIST SP 800-53 rendered QA
 // ---------------------------------------------------------------------------
 
-pub(crate) fn nist(shared: &Path, parser: &RuleParser, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
-    let pdf = shared.join("core/nist_sp800-53r5_catalog_rendered.pdf");
+pub(crate) fn nist(
+    shared: &Path,
+    parser: &RuleParser,
+    options: &AskOptions,
+    split: &Split,
+) -> anyhow::Result<Vec<GoldRow>> {
+    let relative = "core/nist_sp800-53r5_catalog_rendered.pdf";
+    let pdf = shared.join(relative);
     let gold_path = shared.join("core/nist_sp800-53r5_rendered_qa.json");
     let gold: Value = read_json(&gold_path)?;
     let document = parse_file(&pdf)?;
@@ -170,6 +188,8 @@ pub(crate) fn nist(shared: &Path, parser: &RuleParser, options: &AskOptions) -> 
             ms,
         );
         row.correct = Some(correct);
+        row.doc = relative.to_owned();
+        row.part = split.part(relative);
         row.page_hit = Some(cited_pages(&output).iter().any(|&p| p == page || p == page + 1));
         rows.push(row);
     }
@@ -194,7 +214,7 @@ fn gold_number(answer: &str) -> Option<f64> {
 }
 
 /// Every number written in `text` (thousands separators removed).
-fn numbers_in(text: &str) -> Vec<f64> {
+pub(crate) fn numbers_in(text: &str) -> Vec<f64> {
     let mut out = Vec::new();
     let mut current = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -217,7 +237,12 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() / scale <= 0.01
 }
 
-pub(crate) fn financebench(shared: &Path, parser: &RuleParser, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
+pub(crate) fn financebench(
+    shared: &Path,
+    parser: &RuleParser,
+    options: &AskOptions,
+    split: &Split,
+) -> anyhow::Result<Vec<GoldRow>> {
     let gold_path = shared.join("financebench/financebench_with_local_pdfs.jsonl");
     let text = std::fs::read_to_string(&gold_path).with_context(|| format!("cannot read {}", gold_path.display()))?;
     let mut documents: BTreeMap<String, Option<ParsedDocument>> = BTreeMap::new();
@@ -244,6 +269,8 @@ pub(crate) fn financebench(shared: &Path, parser: &RuleParser, options: &AskOpti
             &output,
             ms,
         );
+        row.doc = relative.clone();
+        row.part = split.part(&relative);
         row.page_hit = Some(cited_pages(&output).iter().any(|p| evidence.contains(p)));
         if let Some(gold) = gold_number(expected) {
             let got: Vec<f64> = output
@@ -252,13 +279,27 @@ pub(crate) fn financebench(shared: &Path, parser: &RuleParser, options: &AskOpti
                 .iter()
                 .flat_map(|i| match &i.value {
                     AnswerValue::Amount(a) => vec![a.value],
-                    other => numbers_in(&other.to_string()),
+                    AnswerValue::Quantity(q) => vec![q.quantity],
+                    // A value is one number: a line holding many is not it.
+                    other => Some(numbers_in(&other.to_string())).filter(|n| n.len() <= 3).unwrap_or_default(),
                 })
                 .collect();
-            let correct = got.iter().any(|&g| {
+            let scaled = |g: f64, gold: f64| {
                 [1.0, 1e3, 1e-3, 1e6, 1e-6].iter().any(|scale| close(g * scale, gold) || close(-g * scale, gold))
-            });
+            };
+            let correct = got.iter().any(|&g| scaled(g, gold));
             row.correct = Some(correct);
+            // A direct lookup: the gold figure is printed in the evidence
+            // (the others are computed from several figures).
+            let printed =
+                item["evidence"].as_array().into_iter().flatten().any(|e| {
+                    numbers_in(e["evidence_text"].as_str().unwrap_or_default()).iter().any(|&n| scaled(n, gold))
+                });
+            if printed {
+                let mut lookup = row.clone();
+                lookup.set = "financebench_lookup";
+                rows.push(lookup);
+            }
         }
         rows.push(row);
     }
@@ -269,7 +310,7 @@ pub(crate) fn financebench(shared: &Path, parser: &RuleParser, options: &AskOpti
 // French insurance golden set (corpus mode)
 // ---------------------------------------------------------------------------
 
-pub(crate) fn french_insurance(shared: &Path, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
+pub(crate) fn french_insurance(shared: &Path, options: &AskOptions, split: &Split) -> anyhow::Result<Vec<GoldRow>> {
     let folder = shared.join("insurance/fr_aresia_fictional");
     let gold_path = folder.join("golden_set_fr.json");
     let gold: Value = read_json(&gold_path)?;
@@ -299,6 +340,14 @@ pub(crate) fn french_insurance(shared: &Path, options: &AskOptions) -> anyhow::R
             ms,
         );
         row.should_refuse = must_refuse;
+        // The part is the expected document's (the one printing the code);
+        // the must-refuse question asks the whole corpus: tuning.
+        if let Some((path, _)) =
+            corpus.documents.iter().find(|(_, d)| !must_refuse && d.lines.iter().any(|l| l.text.contains(code)))
+        {
+            row.doc = path.strip_prefix(shared).unwrap_or(path).display().to_string();
+            row.part = split.part(&row.doc);
+        }
         if let Some((path, document)) = answering {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             row.got = format!("[{name}] {}", row.got);
@@ -333,7 +382,12 @@ fn cuad_date(text: &str) -> Option<String> {
     ((1..=12).contains(month) && (1..=31).contains(day)).then(|| format!("{year:04}-{month:02}-{day:02}"))
 }
 
-pub(crate) fn cuad(shared: &Path, parser: &RuleParser, options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
+pub(crate) fn cuad(
+    shared: &Path,
+    parser: &RuleParser,
+    options: &AskOptions,
+    split: &Split,
+) -> anyhow::Result<Vec<GoldRow>> {
     let gold_path = shared.join("contracts/cuad/cuad_subset_gold.json");
     let gold: Value = read_json(&gold_path)?;
     let mut rows = Vec::new();
@@ -374,6 +428,8 @@ pub(crate) fn cuad(shared: &Path, parser: &RuleParser, options: &AskOptions) -> 
             };
             let mut row = GoldRow::new("cuad", format!("{name} {field}"), expected.clone(), &output, ms);
             row.correct = Some(correct);
+            row.doc = relative.to_owned();
+            row.part = split.part(relative);
             rows.push(row);
         }
     }
@@ -476,7 +532,12 @@ pub(crate) const SETS: [&str; 4] = ["nist", "financebench", "fr_insurance", "cua
 
 /// Runs the named shared sets; a set whose files are missing is reported
 /// and skipped.
-pub(crate) fn run_sets(shared: &Path, names: &[String], options: &AskOptions) -> anyhow::Result<Vec<GoldRow>> {
+pub(crate) fn run_sets(
+    shared: &Path,
+    names: &[String],
+    options: &AskOptions,
+    split: &Split,
+) -> anyhow::Result<Vec<GoldRow>> {
     let parser = docintel::question_parser(options)?;
     let mut rows = Vec::new();
     for set in SETS {
@@ -485,10 +546,10 @@ pub(crate) fn run_sets(shared: &Path, names: &[String], options: &AskOptions) ->
         }
         let clock = Instant::now();
         let result = match set {
-            "nist" => nist(shared, &parser, options),
-            "financebench" => financebench(shared, &parser, options),
-            "fr_insurance" => french_insurance(shared, options),
-            _ => cuad(shared, &parser, options),
+            "nist" => nist(shared, &parser, options, split),
+            "financebench" => financebench(shared, &parser, options, split),
+            "fr_insurance" => french_insurance(shared, options, split),
+            _ => cuad(shared, &parser, options, split),
         };
         match result {
             Ok(mut set_rows) => {

@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail, ensure};
 use docintel::schema::{
-    Amount, AskOutput, ChatMessage, DateValue, ExtractionMethod, LanguageModel, LlmRequest, TableValue, TypedAnswer,
-    ValueKind, registry,
+    Amount, AskOutput, ChatMessage, DateValue, ExtractionMethod, LanguageModel, LlmRequest, Quantity, TableValue,
+    TypedAnswer, ValueKind, registry,
 };
 use docintel_llm::{LlmError, OpenAiConfig, OpenAiTransport};
 use serde_json::{Value, json};
@@ -678,6 +678,7 @@ fn fits_registry_type(kind: ValueKind, answer: &Value) -> Result<(), serde_json:
     match kind {
         ValueKind::Text => serde_json::from_value::<TypedAnswer<String>>(value).map(drop),
         ValueKind::Amount => serde_json::from_value::<TypedAnswer<Amount>>(value).map(drop),
+        ValueKind::Quantity => serde_json::from_value::<TypedAnswer<Quantity>>(value).map(drop),
         ValueKind::Date => serde_json::from_value::<TypedAnswer<DateValue>>(value).map(drop),
         ValueKind::Boolean => serde_json::from_value::<TypedAnswer<bool>>(value).map(drop),
         ValueKind::Table => serde_json::from_value::<TypedAnswer<TableValue>>(value).map(drop),

@@ -12,7 +12,9 @@
 mod bench;
 mod bm25;
 mod eval;
+mod eval_dev;
 mod eval_generation;
+mod eval_report;
 mod eval_retrieval;
 mod eval_sets;
 mod llama;

@@ -1115,6 +1115,7 @@ impl Context<'_> {
 fn text_key(value: &AnswerValue) -> String {
     match value {
         AnswerValue::Amount(a) => format!("{}|{:?}|{:?}", a.value, a.currency, a.unit),
+        AnswerValue::Quantity(q) => format!("{}|{:?}", q.quantity, q.unit),
         AnswerValue::Date(d) => d.iso.clone(),
         AnswerValue::Boolean(b) => b.to_string(),
         AnswerValue::Text(t) => docintel_schema::text::squash(t),
@@ -1581,6 +1582,7 @@ mod tests {
             AnswerValue::Date(d) => format!("{} ({})", d.iso, d.original),
             AnswerValue::Boolean(b) => b.to_string(),
             AnswerValue::Text(t) => t.clone(),
+            AnswerValue::Quantity(q) => AnswerValue::Quantity(q.clone()).to_string(),
             AnswerValue::Table(_) => "table".to_owned(),
         });
         assert_eq!(got.as_deref(), expect, "{}: {:?}", q.original_question, answer.feedback.warnings);

@@ -40,7 +40,7 @@ use docintel_schema::registry::{self, RegistryEntry};
 use docintel_schema::{
     Amount, Answer, AnswerFeedback, AnswerShape, AnswerValue, ChatMessage, ChunkStrategy, DateValue, ExtractionMethod,
     Generation, GenerationCall, Generator, Item, LanguageModel, LlmRequest, LlmResponse, ParsedDocument,
-    ParsedQuestion, Passage, Span, TableValue, TraceEvent, TraceSink, TypedAnswer, Usage, ValueKind,
+    ParsedQuestion, Passage, Quantity, Span, TableValue, TraceEvent, TraceSink, TypedAnswer, Usage, ValueKind,
 };
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -584,6 +584,9 @@ fn parse_reply(
         }
         ValueKind::Amount => {
             typed::<Amount>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
+        }
+        ValueKind::Quantity => {
+            typed::<Quantity>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
         }
         ValueKind::Date => {
             typed::<DateValue>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))

@@ -169,6 +169,9 @@ fn value_fragment(kind: ValueKind) -> Option<&'static str> {
         ValueKind::Amount => Some(
             "Amounts: value is the number as written, without thousands separators (1.234,56 becomes 1234.56); currency is the ISO 4217 code of the symbol or name next to it ($ USD, € EUR, £ GBP, ₹ INR) or null if none is written; unit is thousand, million or billion when the document states a scale, else null.",
         ),
+        ValueKind::Quantity => Some(
+            "Numbers: quantity is the number exactly as the passage writes it (a percentage in percent, so 5% is 5); unit is the unit or symbol written next to it (%, days, months, years, heads) or null if none is written. Read the number from the passage; never compute or estimate one.",
+        ),
         ValueKind::Date => Some(
             "Dates: iso is YYYY-MM-DD; original is the date exactly as written. If the day or month order is ambiguous, follow the document's language and say so in warnings.",
         ),

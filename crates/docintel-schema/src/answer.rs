@@ -34,6 +34,17 @@ pub struct Amount {
     pub unit: Option<String>,
 }
 
+/// A number read from a document that is not money: a count, a rate or
+/// percentage, a measure, a duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Quantity {
+    /// The number as printed (a percentage in percent: `5` for `5%`).
+    pub quantity: f64,
+    /// The unit as printed, singular or plural as the document writes it
+    /// (`%`, `days`, `months`, `heads`); `None` for a bare number.
+    pub unit: Option<String>,
+}
+
 /// A calendar date.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DateValue {
@@ -89,6 +100,8 @@ impl TableValue {
 pub enum AnswerValue {
     /// `{"value": number, "currency": "USD", "unit": null}`.
     Amount(Amount),
+    /// `{"quantity": number, "unit": "%"}`.
+    Quantity(Quantity),
     /// `{"iso": "YYYY-MM-DD", "original": "..."}`.
     Date(DateValue),
     /// `{"headers": [...], "rows": [[...]]}`.
@@ -111,6 +124,11 @@ impl std::fmt::Display for AnswerValue {
                 }
                 Ok(())
             }
+            AnswerValue::Quantity(q) => match q.unit.as_deref() {
+                Some("%") => write!(f, "{}%", q.quantity),
+                Some(unit) => write!(f, "{} {unit}", q.quantity),
+                None => write!(f, "{}", q.quantity),
+            },
             AnswerValue::Date(d) => write!(f, "{} ({})", d.iso, d.original),
             AnswerValue::Boolean(b) => f.write_str(if *b { "yes" } else { "no" }),
             AnswerValue::Text(t) => f.write_str(t),
@@ -251,6 +269,11 @@ impl From<Amount> for AnswerValue {
         AnswerValue::Amount(v)
     }
 }
+impl From<Quantity> for AnswerValue {
+    fn from(v: Quantity) -> Self {
+        AnswerValue::Quantity(v)
+    }
+}
 impl From<DateValue> for AnswerValue {
     fn from(v: DateValue) -> Self {
         AnswerValue::Date(v)
@@ -345,6 +368,8 @@ mod tests {
             DateValue { iso: "2014-08-03".into(), original: "Aug 3, 2014".into() }.into(),
         );
         check("true", AnswerValue::Boolean(true));
+        check(r#"{"quantity":36,"unit":"months"}"#, Quantity { quantity: 36.0, unit: Some("months".into()) }.into());
+        check(r#"{"quantity":0.1,"unit":null}"#, Quantity { quantity: 0.1, unit: None }.into());
         check(r#""hello""#, AnswerValue::Text("hello".into()));
         check(
             r#"{"value":1.5,"currency":null,"unit":"million"}"#,

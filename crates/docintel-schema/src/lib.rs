@@ -28,7 +28,7 @@ pub mod text;
 
 pub use answer::{
     Amount, Answer, AnswerFeedback, AnswerValue, DateValue, ExtractedField, ExtractionMethod, FieldExtraction, Item,
-    Span, TableValue, TypedAnswer,
+    Quantity, Span, TableValue, TypedAnswer,
 };
 pub use brick::{
     ChatMessage, Generation, GenerationCall, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink,

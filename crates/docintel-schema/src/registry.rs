@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
-use crate::answer::{Amount, DateValue, TableValue, TypedAnswer};
+use crate::answer::{Amount, DateValue, Quantity, TableValue, TypedAnswer};
 use crate::question::AnswerShape;
 
 /// The Rust type of an answer's values.
@@ -19,6 +19,8 @@ pub enum ValueKind {
     Text,
     /// [`Amount`].
     Amount,
+    /// [`Quantity`]: counts, numbers, percentages, durations.
+    Quantity,
     /// [`DateValue`].
     Date,
     /// `bool`.
@@ -36,8 +38,17 @@ impl ValueKind {
             "date" => ValueKind::Date,
             "boolean" => ValueKind::Boolean,
             "table" => ValueKind::Table,
+            "quantity" | "count" | "number" | "percentage" | "duration" => ValueKind::Quantity,
             _ => ValueKind::Text,
         }
+    }
+
+    /// The value kind named by an answer-types table's `output_schema_ref`
+    /// (`text`, `amount`, `quantity`, `date`, `boolean`, `table`).
+    pub fn from_name(name: &str) -> Option<ValueKind> {
+        [ValueKind::Text, ValueKind::Amount, ValueKind::Quantity, ValueKind::Date, ValueKind::Boolean, ValueKind::Table]
+            .into_iter()
+            .find(|k| k.as_str() == name)
     }
 
     /// Lower-case name.
@@ -45,6 +56,7 @@ impl ValueKind {
         match self {
             ValueKind::Text => "text",
             ValueKind::Amount => "amount",
+            ValueKind::Quantity => "quantity",
             ValueKind::Date => "date",
             ValueKind::Boolean => "boolean",
             ValueKind::Table => "table",
@@ -115,10 +127,12 @@ macro_rules! entry {
 pub static ANSWER_REGISTRY: &[RegistryEntry] = &[
     entry!(Single, Text, "single_text", TypedAnswer<String>),
     entry!(Single, Amount, "single_amount", TypedAnswer<Amount>),
+    entry!(Single, Quantity, "single_quantity", TypedAnswer<Quantity>),
     entry!(Single, Date, "single_date", TypedAnswer<DateValue>),
     entry!(Single, Boolean, "single_boolean", TypedAnswer<bool>),
     entry!(Listing, Text, "listing_text", TypedAnswer<String>),
     entry!(Listing, Amount, "listing_amount", TypedAnswer<Amount>),
+    entry!(Listing, Quantity, "listing_quantity", TypedAnswer<Quantity>),
     entry!(Listing, Date, "listing_date", TypedAnswer<DateValue>),
     entry!(Table, Table, "table", TypedAnswer<TableValue>),
 ];
@@ -288,6 +302,8 @@ mod tests {
         };
         check(AnswerShape::Single, "amount", Some("single_amount"));
         check(AnswerShape::Single, "iban", Some("single_text"));
+        check(AnswerShape::Single, "count", Some("single_quantity"));
+        check(AnswerShape::Listing, "percentage", Some("listing_quantity"));
         check(AnswerShape::Listing, "boolean", Some("listing_text"));
         check(AnswerShape::Table, "amount", Some("table"));
         check(AnswerShape::NestedJson, "text", None);
