@@ -60,6 +60,7 @@ impl Row {
             part: split.part(&self.doc),
             doc: self.doc.clone(),
             confidence: self.confidence,
+            note: String::new(),
         }
     }
 }

@@ -281,30 +281,31 @@ fn spelled(text: &str) -> String {
     out.join(" ")
 }
 
-/// Whether `part` (a gold value of type `answer_type`) is in the answer.
-fn part_found(part: &str, answer_type: &str, output: &AskOutput) -> bool {
-    let items = &output.answer.items;
-    let answer: String = items.iter().map(|i| i.value.to_string()).collect::<Vec<_>>().join("; ");
+/// Whether `part` (a gold value of type `answer_type`) is among `values`.
+pub(crate) fn part_found(part: &str, answer_type: &str, values: &[&AnswerValue]) -> bool {
+    let answer: String = values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; ");
     match answer_type {
         "count" | "number" | "percentage" | "year" | "amount" => {
             let Some(gold) = numbers_in(part).first().copied() else {
                 return contains_folded(&answer, part);
             };
+            let gold =
+                if part.trim_start().starts_with('-') || part.trim_start().starts_with('(') { -gold } else { gold };
             let scales: &[f64] = if answer_type == "amount" { &[1.0, 1e3, 1e-3, 1e6, 1e-6] } else { &[1.0] };
-            items.iter().any(|item| {
-                let numbers = value_numbers(&item.value);
+            values.iter().any(|value| {
+                let numbers = value_numbers(value);
                 // A value is one number: a line that holds many is not it.
                 numbers.len() <= 3
                     && numbers.iter().any(|&n| scales.iter().any(|s| close(n * s, gold) || close(-n * s, gold)))
             })
         }
-        "date" => items.iter().any(|item| match &item.value {
+        "date" => values.iter().any(|value| match value {
             AnswerValue::Date(d) => d.iso == part || (part.len() < 10 && d.iso.starts_with(part)),
             other => contains_folded(&other.to_string(), part),
         }),
         "boolean" => {
             let want = matches!(fold(part).as_str(), "yes" | "true" | "oui");
-            items.iter().any(|item| match &item.value {
+            values.iter().any(|value| match value {
                 AnswerValue::Boolean(b) => *b == want,
                 other => fold(&other.to_string()).starts_with(if want { "yes" } else { "no" }),
             })
@@ -320,6 +321,30 @@ fn part_found(part: &str, answer_type: &str, output: &AskOutput) -> bool {
     }
 }
 
+/// The gold parts of a question (one for a single answer) and the type
+/// each is scored as.
+pub(crate) fn gold_parts(q: &DevQuestion) -> Vec<(String, String)> {
+    let Some(answer) = &q.answer else { return Vec::new() };
+    if q.answer_type == "list" || q.kind == "compound" || answer.contains(" | ") {
+        let part_type = if q.answer_type == "list" { "text" } else { q.answer_type.as_str() };
+        return answer
+            .split(" | ")
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| (p.to_owned(), part_type.to_owned()))
+            .collect();
+    }
+    vec![(answer.clone(), q.answer_type.clone())]
+}
+
+/// Whether `values` answer gold part `part` of `q` (its aliases count for a
+/// single answer).
+pub(crate) fn values_match(q: &DevQuestion, part: &(String, String), values: &[&AnswerValue]) -> bool {
+    let single = gold_parts(q).len() == 1;
+    part_found(&part.0, &part.1, values)
+        || (single && q.aliases.iter().any(|alias| part_found(alias, &q.answer_type, values)))
+}
+
 /// Whether the answer is right (see the module docs).
 pub(crate) fn score(q: &DevQuestion, output: &AskOutput) -> bool {
     let refused = !output.answer.feedback.answer_found || output.answer.items.is_empty();
@@ -329,15 +354,13 @@ pub(crate) fn score(q: &DevQuestion, output: &AskOutput) -> bool {
     if refused {
         return false;
     }
-    let Some(answer) = &q.answer else { return false };
-    let forms: Vec<&str> = std::iter::once(answer.as_str()).chain(q.aliases.iter().map(String::as_str)).collect();
-    if q.answer_type == "list" || q.kind == "compound" || answer.contains(" | ") {
-        let parts: Vec<&str> = answer.split(" | ").map(str::trim).filter(|p| !p.is_empty()).collect();
-        let part_type = if q.answer_type == "list" { "text" } else { q.answer_type.as_str() };
-        let found = parts.iter().filter(|p| part_found(p, part_type, output)).count();
-        return !parts.is_empty() && found * 5 >= parts.len() * 4;
+    let values: Vec<&AnswerValue> = output.answer.items.iter().map(|i| &i.value).collect();
+    let parts = gold_parts(q);
+    if parts.is_empty() {
+        return false;
     }
-    forms.iter().any(|form| part_found(form, &q.answer_type, output))
+    let found = parts.iter().filter(|p| values_match(q, p, &values)).count();
+    if parts.len() == 1 { found == 1 } else { found * 5 >= parts.len() * 4 }
 }
 
 // ---------------------------------------------------------------------------

@@ -197,7 +197,8 @@ fn nist(args: &Args) -> anyhow::Result<()> {
 
 /// The retriever measured: the standard one, or another page-evidence weight.
 fn retriever(args: &Args) -> KeywordRetriever {
-    let retriever = KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10 });
+    let retriever =
+        KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10, small_documents_whole: false });
     match args.page_evidence {
         Some(weight) => retriever.with_page_evidence(weight),
         None => retriever,

@@ -61,6 +61,8 @@ pub(crate) struct GoldRow {
     pub(crate) part: String,
     /// The answer's confidence.
     pub(crate) confidence: f64,
+    /// The answer's first warning (why it refused, when it did).
+    pub(crate) note: String,
 }
 
 impl GoldRow {
@@ -83,6 +85,7 @@ impl GoldRow {
             doc: String::new(),
             part: "tuning".to_owned(),
             confidence: output.answer.feedback.confidence,
+            note: output.answer.feedback.warnings.first().cloned().unwrap_or_default(),
         }
     }
 }
@@ -382,6 +385,11 @@ fn cuad_date(text: &str) -> Option<String> {
     ((1..=12).contains(month) && (1..=31).contains(day)).then(|| format!("{year:04}-{month:02}-{day:02}"))
 }
 
+/// CUAD's `m/d/yy` date as ISO (for the reader's fit).
+pub(crate) fn cuad_date_iso(text: &str) -> Option<String> {
+    cuad_date(text)
+}
+
 pub(crate) fn cuad(
     shared: &Path,
     parser: &RuleParser,
@@ -505,12 +513,14 @@ pub(crate) fn csv(rows: &[GoldRow]) -> String {
     let flag = |b: Option<bool>| b.map_or(String::new(), |b| b.to_string());
     let quote = |t: &str| format!("\"{}\"", t.replace('"', "\"\"").replace('\n', " "));
     let mut out = String::from(
-        "set,task,answer_type,expected,got,correct,page_hit,should_refuse,refused,citations_verified,tokens_in,tokens_out\n",
+        "set,part,doc,task,answer_type,expected,got,correct,page_hit,should_refuse,refused,confidence,citations_verified,tokens_in,tokens_out,note\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{:.2},{},{},{},{}\n",
             r.set,
+            r.part,
+            quote(&r.doc),
             quote(&r.task),
             r.answer_type,
             quote(&r.expected),
@@ -519,9 +529,11 @@ pub(crate) fn csv(rows: &[GoldRow]) -> String {
             flag(r.page_hit),
             r.should_refuse,
             r.refused,
+            r.confidence,
             r.citations_verified,
             r.tokens_in,
-            r.tokens_out
+            r.tokens_out,
+            quote(&r.note.chars().take(200).collect::<String>())
         ));
     }
     out

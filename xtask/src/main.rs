@@ -17,6 +17,7 @@ mod eval_generation;
 mod eval_report;
 mod eval_retrieval;
 mod eval_sets;
+mod fit_reader;
 mod llama;
 mod models;
 mod stress;
@@ -30,13 +31,14 @@ fn main() -> ExitCode {
         Some("tidy") => tidy::run(),
         Some("eval") => eval::run(&args[1..]),
         Some("eval-retrieval") => eval_retrieval::run(&args[1..]),
+        Some("fit-reader") => fit_reader::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

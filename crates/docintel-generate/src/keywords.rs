@@ -118,7 +118,7 @@ pub(crate) struct Kw {
     /// The keyword as the question parser wrote it.
     pub(crate) original: String,
     norm: String,
-    regex: Option<Regex>,
+    pub(crate) regex: Option<Regex>,
     /// Weight in scoring.
     pub(crate) weight: f64,
     /// Whether it is a content keyword (see the module docs).
@@ -186,48 +186,6 @@ impl KeywordSet {
         (0..self.keywords.len()).filter(|&i| self.keywords[i].is_in(raw, &norm)).collect()
     }
 
-    /// Total weight of the given keywords.
-    pub(crate) fn weight(&self, indices: &[usize]) -> f64 {
-        indices.iter().map(|&i| self.keywords[i].weight).sum()
-    }
-
-    /// Share of the salient weight covered by `indices`; 1 when nothing is salient.
-    ///
-    /// Keywords of a semantic group (expert dictionary: one concept in many
-    /// languages) are alternatives, not extra requirements: the coverage is
-    /// the best of the share of the ungrouped salient weight and, for each
-    /// group, its best matched weight over its heaviest keyword. So a Dutch
-    /// line with `totaal` covers "total amount" as well as `total amount` does.
-    pub(crate) fn salient_coverage(&self, indices: &[usize]) -> f64 {
-        let salient = |k: &&Kw| k.salient && k.weight > 0.0;
-        let plain_total: f64 =
-            self.keywords.iter().filter(salient).filter(|k| k.group.is_none()).map(|k| k.weight).sum();
-        let has_groups = self.keywords.iter().filter(salient).any(|k| k.group.is_some());
-        if plain_total <= 0.0 && !has_groups {
-            return 1.0;
-        }
-        let matched = || indices.iter().map(|&i| &self.keywords[i]).filter(salient);
-        let mut best = if plain_total > 0.0 {
-            matched().filter(|k| k.group.is_none()).map(|k| k.weight).sum::<f64>() / plain_total
-        } else {
-            0.0
-        };
-        for k in matched() {
-            let Some(group) = &k.group else { continue };
-            let heaviest = self
-                .keywords
-                .iter()
-                .filter(salient)
-                .filter(|x| x.group.as_ref() == Some(group))
-                .map(|x| x.weight)
-                .fold(0.0, f64::max);
-            if heaviest > 0.0 {
-                best = best.max(k.weight / heaviest);
-            }
-        }
-        best.min(1.0)
-    }
-
     /// The normalised salient keywords that belong to no semantic group.
     pub(crate) fn ungrouped_salient_norms(&self) -> impl Iterator<Item = &str> {
         self.keywords.iter().filter(|k| k.salient && k.group.is_none()).map(|k| k.norm.as_str())
@@ -238,11 +196,6 @@ impl KeywordSet {
         self.keywords.iter().filter_map(|k| k.group.as_deref())
     }
 
-    /// Whether any keyword is salient.
-    pub(crate) fn has_salient(&self) -> bool {
-        self.keywords.iter().any(|k| k.salient && k.weight > 0.0)
-    }
-
     /// The normalised salient keywords.
     pub(crate) fn salient_norms(&self) -> impl Iterator<Item = &str> {
         self.keywords.iter().filter(|k| k.salient).map(|k| k.norm.as_str())
@@ -250,11 +203,6 @@ impl KeywordSet {
 }
 
 impl Kw {
-    /// The keyword in match form.
-    pub(crate) fn norm(&self) -> &str {
-        &self.norm
-    }
-
     fn is_in(&self, raw: &str, norm: &str) -> bool {
         if let Some(regex) = &self.regex {
             return regex.is_match(raw);
@@ -332,7 +280,6 @@ mod tests {
         assert_eq!(s.salient_norms().collect::<Vec<_>>(), ["ceo", "dog"]);
         let s = set("What is the name of the CEO's dog?", &[]);
         assert_eq!(s.salient_norms().collect::<Vec<_>>(), ["ceo", "dog"]);
-        assert!((s.salient_coverage(&[1]) - 0.5).abs() < 1e-9);
     }
 
     #[test]
@@ -352,9 +299,6 @@ mod tests {
         assert_eq!(s.salient_norms().count(), 5);
         let found = s.matches("Factuur totaal EUR");
         assert_eq!(found, [2]);
-        // 0.8 of the heaviest group keyword (0.9), not 0.8 of 4.4.
-        assert!((s.salient_coverage(&found) - 0.8 / 0.9).abs() < 1e-6);
-        assert!((s.salient_coverage(&[0]) - 0.5).abs() < 1e-9);
         assert_eq!(s.groups().next(), Some("total_amount"));
         assert_eq!(s.ungrouped_salient_norms().collect::<Vec<_>>(), ["total", "amount"]);
     }

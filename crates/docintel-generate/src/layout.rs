@@ -114,6 +114,18 @@ impl<'d> PageLayout<'d> {
         None
     }
 
+    /// The other lines on `line`'s visual row, left to right: the cells of
+    /// its table row.
+    pub(crate) fn row_mates(&self, line: &Line) -> Vec<&'d Line> {
+        if !has_box(&line.bbox) {
+            return Vec::new();
+        }
+        let mut mates: Vec<&'d Line> =
+            self.lines.iter().copied().filter(|k| k.line_id != line.line_id && same_row(&k.bbox, &line.bbox)).collect();
+        mates.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
+        mates
+    }
+
     /// Where the value of the label `line` sits: the nearest line to its
     /// right on the same row, else the nearest line directly below (within
     /// [`MAX_GAP_LINES`] line heights).

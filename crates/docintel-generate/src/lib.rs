@@ -70,11 +70,14 @@ mod labelled;
 mod layout;
 pub mod llm;
 pub mod prompt;
+mod reader;
 mod statement;
 pub mod validate;
 
 pub use custom::{CustomSchema, CustomSchemaError};
-pub use extractive::{EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError};
+pub use extractive::{
+    EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError, ScoredCandidate, reader_features, reader_groups,
+};
 pub use feedback::{RetryHint, retry_hint};
 pub use fewshot::{ExampleBank, FewShotSelection};
 pub use fields::{InvoiceFields, extract_fields, verify_field_citations};
@@ -82,7 +85,7 @@ pub use llm::{
     DispatchOptions, LLM_GENERATOR_VERSION, LlmGenerateError, LlmGenerator, estimate_input_tokens, sequential_batches,
 };
 pub use prompt::{FewShotExample, TEMPLATE_VERSION, build_system_prompt, build_user_prompt};
-pub use validate::{verify_citations, verify_span};
+pub use validate::{citation_value_checks, quote_holds_value, verify_citations, verify_span};
 
 /// A passage whose line range does not fit the document (a caller bug).
 pub(crate) struct BadPassage {

@@ -116,13 +116,6 @@ pub(crate) fn figure_x(line: &Line, start: usize, end: usize) -> f32 {
     line.bbox.x0 + (line.bbox.x1 - line.bbox.x0) * ((a + b) / 2.0) / total
 }
 
-/// Whether the figure at `start..end` of `text` is printed in parentheses
-/// (a negative figure).
-pub(crate) fn parenthesized(text: &str, start: usize, end: usize) -> bool {
-    let before = text[..start].trim_end().trim_end_matches(['$', '€', '£']).trim_end();
-    before.ends_with('(') && text[end..].trim_start().starts_with(')')
-}
-
 /// The words opening `line` before its first figure, when it has any (a
 /// row label the parser kept with its first figures because they sit
 /// close).
@@ -232,9 +225,6 @@ mod tests {
             label_of(&layout, &lines[7], 0).as_deref(),
             Some("Purchases of property, plant and equipment (PP&E)")
         );
-        assert!(parenthesized("Purchases (1,577) (1,373)", 11, 16));
-        assert!(parenthesized("Dividends $ (3,193)", 13, 18));
-        assert!(!parenthesized("Net income 5,363", 11, 16));
     }
 
     #[test]

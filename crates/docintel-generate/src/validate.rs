@@ -1,5 +1,8 @@
 //! Citation verification: every span must point at real lines inside a passage
-//! that was shown, on the right page, and its quote must read in those lines.
+//! that was shown, on the right page, and its quote must read in those lines;
+//! and an item's quotes must hold its value (see [`quote_holds_value`]): a
+//! quote that exists but does not prove the answer ("BLEU" for a sentence,
+//! a label without its value) does not verify.
 //!
 //! Quotes are compared in [`text::squash`] form (folded, lower-cased, all
 //! whitespace removed), the same normalisation retrieval matches with, so a
@@ -7,7 +10,79 @@
 //! and any changed character does not.
 
 use docintel_schema::text;
-use docintel_schema::{Answer, CitationProblem, ParsedDocument, Passage, Span};
+use docintel_schema::{Answer, AnswerValue, CitationProblem, ParsedDocument, Passage, Span};
+
+use crate::extract::amount::find_amounts;
+use crate::extract::date::{DayMonthOrder, find_dates};
+use crate::extract::number::find_numbers;
+
+/// Words too common to prove a text value.
+const FILLER: &[&str] = &[
+    "the", "a", "an", "of", "and", "or", "to", "in", "on", "at", "for", "by", "with", "is", "are", "was", "were", "be",
+    "as", "it", "its", "this", "that", "le", "la", "les", "de", "des", "du", "et", "un", "une", "der", "die", "das",
+];
+
+/// The folded words of a text.
+fn words(t: &str) -> Vec<String> {
+    text::normalize(t).split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+}
+
+/// Whether `quote` holds `value`: an amount or quantity as a number of the
+/// quote (spelled numbers count, sign and parentheses aside); a date as a date
+/// of the quote with the same day (either day/month order) or as written; a
+/// yes/no the clause it is read from (four words at least); a text its
+/// content words (four in five at least, all of a short value); a table is
+/// not checked.
+pub fn quote_holds_value(value: &AnswerValue, quote: &str) -> bool {
+    let same = |a: f64, b: f64| (a.abs() - b.abs()).abs() <= 1e-9_f64.max(b.abs() * 1e-9);
+    match value {
+        AnswerValue::Amount(a) => {
+            find_amounts(quote).iter().any(|t| same(t.value, a.value))
+                || find_numbers(quote).iter().any(|t| same(t.value, a.value))
+        }
+        AnswerValue::Quantity(q) => find_numbers(quote).iter().any(|t| same(t.value, q.quantity)),
+        AnswerValue::Date(d) => {
+            text::squash(quote).contains(&text::squash(&d.original))
+                || [DayMonthOrder::DayFirst, DayMonthOrder::MonthFirst]
+                    .into_iter()
+                    .any(|order| find_dates(quote, order).iter().any(|t| t.iso == d.iso))
+        }
+        AnswerValue::Boolean(_) => words(quote).len() >= 4,
+        AnswerValue::Text(t) => {
+            // A code written with spaces in the document ("FR76 1010 ...").
+            if !t.contains(char::is_whitespace) && text::squash(quote).contains(&text::squash(t)) {
+                return true;
+            }
+            let wanted: Vec<String> = words(t).into_iter().filter(|w| !FILLER.contains(&w.as_str())).collect();
+            let have = words(quote);
+            if wanted.is_empty() {
+                return text::squash(quote).contains(&text::squash(t));
+            }
+            let found = wanted.iter().filter(|w| have.contains(w)).count();
+            if wanted.len() <= 3 { found == wanted.len() } else { found * 5 >= wanted.len() * 4 }
+        }
+        AnswerValue::Table(_) => true,
+    }
+}
+
+/// Whether an item's quotes, together, hold its value. A custom schema's
+/// value (a JSON object as text) is checked by its string fields.
+fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> bool {
+    let quotes: String = item.spans.iter().map(|s| s.quote.as_str()).collect::<Vec<_>>().join(" ");
+    if let AnswerValue::Text(t) = &item.value
+        && t.trim_start().starts_with('{')
+        && let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(t)
+    {
+        let leaves: Vec<String> = fields.values().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+        return leaves.iter().all(|leaf| quote_holds_value(&AnswerValue::Text(leaf.clone()), &quotes));
+    }
+    quote_holds_value(&item.value, &quotes)
+}
+
+/// Per item: whether its quotes hold its value.
+pub fn citation_value_checks(answer: &Answer) -> Vec<bool> {
+    answer.items.iter().map(item_holds_value).collect()
+}
 
 /// Checks every span of every item of `answer` against `document` and the
 /// passages `shown` to the generator. Returns one problem per failed check;
@@ -24,6 +99,16 @@ pub fn verify_citations(answer: &Answer, document: &ParsedDocument, shown: &[Pas
             for problem in verify_span(span, document, shown) {
                 problems.push(CitationProblem { item: item_index, span: span_index, problem });
             }
+        }
+        if !item.spans.is_empty() && !item_holds_value(item) {
+            problems.push(CitationProblem {
+                item: item_index,
+                span: 0,
+                problem: format!(
+                    "no quote holds the value {:?}",
+                    docintel_schema::text::truncate_chars(&item.value.to_string(), 60)
+                ),
+            });
         }
     }
     problems
@@ -73,13 +158,54 @@ mod tests {
     use crate::test_support::{doc, passage};
     use docintel_schema::{AnswerFeedback, AnswerShape, AnswerValue, ExtractionMethod, Item};
 
+    #[test]
+    fn a_quote_must_hold_the_value() {
+        use docintel_schema::{Amount, DateValue, Quantity};
+        let amount = AnswerValue::Amount(Amount { value: 39117.0, currency: Some("USD".into()), unit: None });
+        assert!(quote_holds_value(&amount, "Revenues $ 39,117 $ 36,397"));
+        assert!(!quote_holds_value(&amount, "Revenues (in millions)"));
+        let rate = AnswerValue::Quantity(Quantity { quantity: 0.1, unit: None });
+        assert!(quote_holds_value(&rate, "For the base model, we use a rate of Pdrop = 0.1."));
+        assert!(!quote_holds_value(&rate, "For the base model, we use a rate of"));
+        let months = AnswerValue::Quantity(Quantity { quantity: 36.0, unit: Some("months".into()) });
+        assert!(quote_holds_value(&months, "a waiting period of thirty-six (36) months"));
+        assert!(quote_holds_value(&months, "a waiting period of thirty-six months"));
+        let date = AnswerValue::Date(DateValue { iso: "2014-08-03".into(), original: "August 3 , 2014".into() });
+        assert!(quote_holds_value(&date, "Invoice Date: August 3 , 2014"));
+        assert!(quote_holds_value(&date, "Date 03/08/2014"));
+        assert!(!quote_holds_value(&date, "Invoice Date:"));
+        let name = AnswerValue::Text("University of La Verne".into());
+        assert!(quote_holds_value(&name, "University    of    La    Verne, La Verne, CA"));
+        assert!(!quote_holds_value(&name, "EDUCATION"));
+        let sentence = AnswerValue::Text("The Transformer reaches 28.4 BLEU on English-to-German".into());
+        assert!(!quote_holds_value(&sentence, "BLEU"));
+        assert!(!quote_holds_value(&AnswerValue::Boolean(true), "Covered"));
+    }
+
+    #[test]
+    fn a_citation_without_the_value_is_a_problem() {
+        let document = doc(&[("Booking ID", 1), ("IBZY2087", 1)]);
+        let mut a = answer(vec![vec![span(1, 1, 1, "Booking ID")]]);
+        a.items[0].value = AnswerValue::Text("IBZY2087".into());
+        let problems = verify_citations(&a, &document, &[passage(1, 2, 1)]);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].problem.contains("no quote holds the value"));
+        a.items[0].spans[0] = span(1, 2, 1, "Booking ID IBZY2087");
+        assert!(verify_citations(&a, &document, &[passage(1, 2, 1)]).is_empty());
+    }
+
     fn answer(spans: Vec<Vec<Span>>) -> Answer {
         Answer {
             answer_shape: AnswerShape::Single,
             answer_type: "text".to_owned(),
+            // The value is the first quote: these tests are about spans.
             items: spans
                 .into_iter()
-                .map(|spans| Item { value: AnswerValue::Text("x".to_owned()), text: None, spans })
+                .map(|spans| Item {
+                    value: AnswerValue::Text(spans.first().map_or_else(|| "x".to_owned(), |s| s.quote.clone())),
+                    text: None,
+                    spans,
+                })
                 .collect(),
             extraction_method: ExtractionMethod::Extractive,
             feedback: AnswerFeedback::not_found("test"),

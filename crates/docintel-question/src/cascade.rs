@@ -153,7 +153,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("answer_types.csv"),
-            "type,question_cue,retrieval_patterns,output_schema_ref,default_model,definition\ntext,,,text,,x\namount,,,amount,,x\n",
+            "type,question_cue,head_nouns,retrieval_patterns,output_schema_ref,default_model,definition\ntext,,,,text,,x\namount,,,,amount,,x\n",
         )
         .unwrap();
         let sparse = Satellites::from_dir(&dir).unwrap();

@@ -5,7 +5,6 @@ use docintel_schema::AnswerShape;
 use regex::Regex;
 
 use crate::lexicon::{Token, is_stop, strip_clitic, tokenize};
-use crate::satellites::TypeCue;
 
 #[rustfmt::skip]
 const AMOUNT_NOUNS: &[&str] = &[
@@ -40,7 +39,6 @@ pub(crate) struct ClassifyRules {
     russian_li: Regex,
     strong_date: Regex,
     strong_amount: Regex,
-    count: Regex,
     listing_start: Regex,
     listing_any: Regex,
     aggregate: Regex,
@@ -64,18 +62,15 @@ impl ClassifyRules {
                 r"(?i)^[¿¡]?\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|must|may|might|if|whether|est-ce|est-il|est-elle|y\s+a-t-il|peut-on|puis-je|si|es|est[aá]|est[aá]n|son|hay|existe|tiene|tienen|puede|pueden|incluye|cubre|ist|sind|war|gibt\s+es|hat|haben|kann|k[öo]nnen|muss|wird|werden|deckt|ob|есть\s+ли|является\s+ли)\b",
             ),
             french_wh: compile(
-                r"(?i)^(?:quel|quelle|quels|quelles|quand|où|comment|combien|pourquoi|que|qu'|qui|lequel|laquelle|à\s+quel)",
+                r"(?i)^(?:(?:à|a|dans|de|d'|pour|par|en|depuis|jusqu'à|jusqu'a|au-delà\s+de|au-dela\s+de|sur|selon|avec|après|avant|pendant|sous|chez|entre)\s+)?(?:quel|quelle|quels|quelles|quand|où|comment|combien|pourquoi|que|qu'|qui|lequel|laquelle|lesquels|lesquelles)",
             ),
             french_inversion: compile(r"(?i)\b\p{L}+-(?:t-)?(?:il|elle|on|ils|elles)\b"),
             russian_li: compile(r"(?i)\s+ли\b"),
             strong_date: compile(
-                r"(?i)\b(?:when|what\s+date|which\s+date|what\s+day|by\s+when|until\s+when|quand|quelle\s+date|cu[aá]ndo|qu[eé]\s+fecha|wann|welchem\s+(?:tag|datum)|когда|какого\s+числа)\b",
+                r"(?i)^\W*(?:(?:since|until|by|from|à\s+partir\s+de|depuis|jusqu'à|bis|seit|ab|desde|hasta)\s+)?(?:when|quand|cu[aá]ndo|wann|когда)\b|\b(?:what\s+date|which\s+date|what\s+day|quelle\s+date|qu[eé]\s+fecha|welchem\s+(?:tag|datum)|какого\s+числа)\b",
             ),
             strong_amount: compile(
                 r"(?i)\b(?:how\s+much|combien\s+(?:co[uû]te|vaut|dois|doit|faut|est|payer|d'euros|de\s+dollars)|cu[aá]nto|cu[aá]nta|wie\s+viel\b|wieviel\b|wie\s+hoch|сколько\s+стоит|какова\s+сумма|какая\s+сумма)",
-            ),
-            count: compile(
-                r"(?i)\b(?:how\s+many|number\s+of\s+\p{L}+s\b|combien\s+(?:de|d')|cu[aá]nt[oa]s|wie\s+viele|сколько)",
             ),
             listing_start: compile(
                 r"(?i)^[¿¡]?\s*(?:list|enumerate|name\s+(?:all|the|every|each)|what\s+are|what\s+were|which\s+are|which\s+were|quels\s+sont|quelles\s+sont|liste[rz]?|[ée]num[ée]r\p{L}*|cu[aá]les\s+son|enumer[ae]|lista|welche\s+\p{L}+\s+sind|welche\s+sind|nenne\s+alle|перечисли\p{L}*|какие)\b|(?i)^which\s+\p{L}+(?:\s+\p{L}+)?\s+(?:are|were)\b",
@@ -114,7 +109,14 @@ impl ClassifyRules {
     pub(crate) fn is_boolean(&self, text: &str, language: Option<&str>) -> bool {
         let core = self.strip_polite(text);
         if self.boolean_start.is_match(core) {
-            let first = tokenize(core).first().map(|t| t.lower()).unwrap_or_default();
+            let tokens = tokenize(core);
+            let first = tokens.first().map(|t| t.lower()).unwrap_or_default();
+            // "If X, what is Y?" asks Y: a condition, then a wh-question.
+            if matches!(first.as_str(), "if" | "si" | "whether" | "ob")
+                && tokens.iter().skip(1).any(|t| WH.contains(&t.lower().as_str()) || t.lower() == "how")
+            {
+                return false;
+            }
             // German "Was ist ...?" is "what is", Spanish "Son ..." is rare as a question opener.
             return !(language == Some("de") && first == "was");
         }
@@ -126,38 +128,57 @@ impl ClassifyRules {
 
     /// The answer type from the wording: `boolean`; else the first answer
     /// type of the satellite table whose question cue matches (`email`,
-    /// `iban`, `address` in the built-in table); else `amount`, `date`,
-    /// `number` or `text` by the built-in rules.
-    pub(crate) fn answer_type<'a>(&self, text: &str, language: Option<&str>, cues: &'a [TypeCue]) -> &'a str {
+    /// `percentage`, `count`...); else the type the head noun of the asked
+    /// phrase makes (`what dropout RATE` → `percentage`, `which UNIVERSITY`
+    /// → `organisation`, see [`asked_phrase`]); else a person for `who`;
+    /// else `amount` or `date` by the built-in rules; else `text`.
+    pub(crate) fn answer_type<'a>(
+        &self,
+        text: &str,
+        language: Option<&str>,
+        satellites: &'a crate::satellites::Satellites,
+    ) -> &'a str {
+        let types = |name: &str| satellites.answer_type(name).map(|t| t.name.as_str());
         if self.is_boolean(text, language) {
-            return "boolean";
+            return types("boolean").unwrap_or("text");
         }
-        if let Some(cue) = cues.iter().find(|cue| cue.regex.is_match(text)) {
+        if let Some(cue) = satellites.cues().iter().find(|cue| cue.regex.is_match(text)) {
             return &cue.name;
         }
-        let strong = [
-            (self.strong_amount.find(text), "amount"),
-            (self.strong_date.find(text), "date"),
-            (self.count.find(text), "number"),
-        ];
-        if let Some((_, kind)) =
-            strong.iter().filter_map(|(m, kind)| m.map(|m| (m.start(), *kind))).min_by_key(|(start, _)| *start)
+        let tokens = tokenize(text);
+        let asked = asked_phrase(&tokens, text);
+        // The head is the phrase's last noun; the one before it may carry the
+        // type when the last says nothing ("phone number"), words further
+        // left are modifiers ("year end FY2018 net PPNE" is no year).
+        if let Some(kind) = asked.as_ref().and_then(|a| head_noun_type(&a.words, satellites, language)) {
+            return kind;
+        }
+        if asked.as_ref().is_some_and(|a| a.who)
+            && let Some(kind) = types("person")
+        {
+            return kind;
+        }
+        let strong = [(self.strong_amount.find(text), "amount"), (self.strong_date.find(text), "date")];
+        if let Some(kind) = strong
+            .iter()
+            .filter_map(|(m, kind)| m.map(|m| (m.start(), *kind)))
+            .min_by_key(|(start, _)| *start)
+            .and_then(|(_, kind)| types(kind))
         {
             return kind;
         }
         if self.explain.is_match(text) {
-            return "text";
+            return types("text").unwrap_or("text");
         }
-        let tokens = tokenize(text);
-        if let Some(kind) = noun_phrase_type(&tokens, text, language) {
+        if let Some(kind) = noun_phrase_type(&tokens, text, language).and_then(types) {
             return kind;
         }
-        "text"
+        types("text").unwrap_or("text")
     }
 
     /// The answer shape: table, listing or single.
     pub(crate) fn answer_shape(&self, text: &str, answer_type: &str) -> AnswerShape {
-        if answer_type == "boolean" || answer_type == "number" {
+        if matches!(answer_type, "boolean" | "number" | "count" | "percentage" | "year" | "duration") {
             return AnswerShape::Single;
         }
         let core = self.strip_polite(text);
@@ -193,6 +214,187 @@ impl ClassifyRules {
     pub(crate) fn asks_page_content(&self, text: &str) -> bool {
         self.page_ask.is_match(text)
     }
+}
+
+/// The noun phrase a question asks for, and whether it asks "who".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AskedPhrase {
+    /// Its words, lower-cased, in order ("dropout rate", "chief executive
+    /// officer"); a possessive owner ("Nike's") is not part of it.
+    pub(crate) words: Vec<String>,
+    /// The question asks "who" / "whom" (a person, unless the phrase names
+    /// an organisation: "who is the insurer").
+    pub(crate) who: bool,
+}
+
+/// Head nouns that only say "the value of" what precedes them ("phone
+/// NUMBER", "account CODE", "customer DETAILS"): the word before carries the
+/// type.
+const VALUE_HEADS: &[&str] = &[
+    "number",
+    "numbers",
+    "no",
+    "nr",
+    "numéro",
+    "nummer",
+    "número",
+    "code",
+    "codes",
+    "value",
+    "values",
+    "details",
+    "detail",
+    "information",
+    "info",
+    "figure",
+    "figures",
+    "name",
+    "names",
+    "data",
+];
+
+/// The type the asked phrase's head noun makes: its last word, or the one
+/// before a value head ("phone number"); in French and Spanish, whose noun
+/// phrases put the head first ("prime annuelle", "plafond RC Pro"), its
+/// first word.
+fn head_noun_type<'a>(
+    words: &[String],
+    satellites: &'a crate::satellites::Satellites,
+    language: Option<&str>,
+) -> Option<&'a str> {
+    if matches!(language, Some("fr" | "es" | "it" | "pt")) {
+        return words.iter().take(2).find_map(|w| satellites.head_type(w));
+    }
+    let last = words.last()?;
+    if let Some(kind) = satellites.head_type(last) {
+        return Some(kind);
+    }
+    if VALUE_HEADS.contains(&last.as_str()) && words.len() >= 2 {
+        return satellites.head_type(&words[words.len() - 2]);
+    }
+    None
+}
+
+/// Question words that open the asked phrase.
+const WH: &[&str] = &[
+    "what", "which", "who", "whom", "whose", "quel", "quelle", "quels", "quelles", "lequel", "laquelle", "qui",
+    "welche", "welcher", "welches", "welchen", "welchem", "wer", "wen", "wat", "welk", "welke", "qué", "que", "cuál",
+    "cuáles", "cual", "quién", "quiénes",
+];
+/// Imperatives that open the asked phrase ("Name the auditor").
+const ASK_VERBS: &[&str] = &["name", "list", "give", "state", "identify", "provide", "indicate", "nenne", "indiquez"];
+/// Words skipped before the phrase: copulas and determiners.
+const LEAD: &[&str] = &[
+    "is", "are", "was", "were", "s", "the", "a", "an", "est", "sont", "était", "le", "la", "les", "l", "un", "une",
+    "ist", "sind", "war", "der", "die", "das", "den", "dem", "het", "een", "zijn", "es", "son", "el", "los", "las",
+    "de", "des", "du", "many", "much", "me", "us",
+];
+/// Nouns that say only "the value of": the phrase continues into their
+/// complement ("the name of the chief executive officer").
+const GENERIC_HEADS: &[&str] = &["name", "names", "nom", "noms", "nombre", "naam", "title", "identity", "identité"];
+/// Words that end the phrase: auxiliaries, prepositions, conjunctions.
+const PHRASE_END: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will",
+    "would", "shall", "should", "may", "might", "must", "of", "for", "in", "on", "at", "by", "to", "from", "with",
+    "under", "between", "during", "as", "than", "and", "or", "that", "which", "who", "whom", "when", "where", "if",
+    "est", "sont", "a", "ont", "de", "du", "des", "pour", "dans", "sur", "à", "au", "aux", "par", "en", "et", "ou",
+    "ist", "sind", "hat", "von", "für", "im", "mit", "und", "oder", "van", "voor", "op", "bij", "en", "es", "son",
+    "para", "por", "con", "y", "del", "did", "does", "doe", "heeft", "wird", "werden", "per", "faut", "doit", "peut",
+    "doivent",
+];
+
+/// The phrase a question asks for: after the question word ("what DROPOUT
+/// RATE was used", "which UNIVERSITY did", "how many ATTENTION HEADS") or an
+/// imperative ("name the AUDITOR"), past copulas and determiners, up to the
+/// first auxiliary or preposition; a possessive owner is dropped ("Nike's
+/// chief executive officer") unless the question word asks for it ("which
+/// STATE's law"); a generic head continues into its complement ("the name
+/// of the chief executive officer"). At most six words.
+pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhrase> {
+    let words: Vec<String> = tokens.iter().map(|t| strip_clitic(&t.lower()).to_owned()).collect();
+    let start = words
+        .iter()
+        .position(|w| WH.contains(&w.as_str()) || w == "how")
+        .or_else(|| words.first().filter(|w| ASK_VERBS.contains(&w.as_str())).map(|_| 0))?;
+    let who = matches!(words[start].as_str(), "who" | "whom" | "qui" | "wer" | "wen" | "quién" | "quiénes");
+    // "How is the premium calculated?" asks a manner, not a noun phrase.
+    if words[start] == "how" && !words.get(start + 1).is_some_and(|w| w == "many" || w == "much") {
+        return None;
+    }
+    // "Nike's", and the plural "General Mills'".
+    let possessive = |i: usize| {
+        let s_next = words.get(i + 1).is_some_and(|w| w == "s")
+            && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’']);
+        let plural = words[i].ends_with('s') && text[tokens[i].end..].starts_with(['\'', '’']) && !s_next;
+        s_next || plural
+    };
+    let skip_of = |i: usize| {
+        if words.get(i + 1).is_some_and(|w| w == "s") && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’'])
+        {
+            2
+        } else {
+            1
+        }
+    };
+    let mut i = start + 1;
+    let mut phrase: Vec<String> = Vec::new();
+    while i < words.len() && phrase.is_empty() && LEAD.contains(&words[i].as_str()) {
+        i += 1;
+    }
+    while i < words.len() && phrase.len() < 6 {
+        let word = &words[i];
+        if PHRASE_END.contains(&word.as_str()) {
+            if !phrase.is_empty()
+                && GENERIC_HEADS.contains(&phrase[phrase.len() - 1].as_str())
+                && matches!(word.as_str(), "of" | "de" | "du" | "des" | "von" | "van" | "del")
+            {
+                phrase.clear();
+                i += 1;
+                while i < words.len() && LEAD.contains(&words[i].as_str()) {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        // A past participle ends it ("the premium CALCULATED"), and so does a
+        // verb in -s or -ed before its object ("which temperature GIVES
+        // ChatGPT the ...", "which step TAKES the most").
+        let wordy = phrase.iter().any(|w| w.chars().all(char::is_alphabetic));
+        if wordy && word.len() > 4 && word.ends_with("ed") {
+            break;
+        }
+        let object_follows = tokens.get(i + 1).is_some_and(|next| {
+            next.text.chars().next().is_some_and(char::is_uppercase)
+                || matches!(
+                    words[i + 1].as_str(),
+                    "the" | "a" | "an" | "this" | "that" | "its" | "their" | "his" | "her" | "most" | "more"
+                )
+        });
+        if !phrase.is_empty() && word.len() > 3 && (word.ends_with('s') || word.ends_with("ed")) && object_follows {
+            break;
+        }
+        let gap = &text[tokens[i - 1].end..tokens[i].start];
+        let gap_ok = phrase.is_empty() || gap.chars().all(char::is_whitespace);
+        let after_possessive = i >= 2 && words[i - 1] == "s";
+        let apostrophe_gap = gap.trim_start_matches(['\'', '’']).chars().all(char::is_whitespace);
+        if !(gap_ok || after_possessive || apostrophe_gap) {
+            break;
+        }
+        if possessive(i) {
+            // "which state's law": the owner is what is asked.
+            if phrase.is_empty() && i == start + 1 {
+                phrase.push(word.clone());
+                break;
+            }
+            phrase.clear();
+            i += skip_of(i);
+            continue;
+        }
+        phrase.push(word.clone());
+        i += 1;
+    }
+    Some(AskedPhrase { words: phrase, who })
 }
 
 fn noun_type(word: &str) -> Option<&'static str> {
@@ -236,7 +438,7 @@ mod tests {
         let rules = &*RULES;
         let language = detect_language(question, &tokenize(question));
         let satellites = crate::satellites::Satellites::builtin();
-        let answer_type = rules.answer_type(question, language, satellites.cues());
+        let answer_type = rules.answer_type(question, language, &satellites);
         let shape = rules.answer_shape(question, answer_type);
         assert_eq!((shape, answer_type), expect, "{question}");
     }
@@ -288,12 +490,60 @@ mod tests {
         check("What is the contact email?", (Single, "email"));
         check("What is the IBAN of the supplier?", (Single, "iban"));
         check("What is the billing address?", (Single, "address"));
-        check("How many pages does the report have?", (Single, "number"));
-        check("What is the invoice number?", (Single, "text"));
-        check("Who is the insurer?", (Single, "text"));
+        check("How many pages does the report have?", (Single, "count"));
+        check("What is the invoice number?", (Single, "identifier"));
+        check("Who is the insurer?", (Single, "organisation"));
         check("How is the premium calculated?", (Single, "text"));
         check("Why is the premium so high?", (Single, "text"));
         check("Can you list the exclusions?", (Listing, "text"));
+    }
+
+    #[test]
+    fn head_nouns_and_question_words() {
+        check("What dropout rate was used for the base model?", (Single, "percentage"));
+        check("How many attention heads does the base model use?", (Single, "count"));
+        check("Which university did the candidate attend?", (Single, "organisation"));
+        check("What is the name of Nike's chief executive officer?", (Single, "person"));
+        check("Who was the chief financial officer in 2019?", (Single, "person"));
+        check("Who signed the agreement?", (Single, "person"));
+        check("What is the booking ID?", (Single, "identifier"));
+        check("What is the grace period for premium payment?", (Single, "duration"));
+        check("How long is the waiting period?", (Single, "duration"));
+        check("In which city is the auditor located?", (Single, "location"));
+        check("Where is the company headquartered?", (Single, "location"));
+        check("Which state's law governs this agreement?", (Single, "location"));
+        check("What BLEU score does the model reach?", (Single, "number"));
+        check("What was Nike's net income for fiscal 2014?", (Single, "amount"));
+        check("In what year was the company founded?", (Single, "year"));
+        check("What percentage of revenue came from services?", (Single, "percentage"));
+        check("What is the phone number of the helpline?", (Single, "phone"));
+        check("Quel est le taux de rachat ?", (Single, "percentage"));
+        check("Quelle est la durée du contrat ?", (Single, "duration"));
+        check("Combien de jours dure la franchise ?", (Single, "count"));
+        check("Dans quel délai faut-il déclarer un dégât des eaux ?", (Single, "duration"));
+        check("If the insured opts for co-payment, what discount applies?", (Single, "text"));
+        check("What diluted earnings per share were reported?", (Single, "amount"));
+        check("What is the year end FY2018 net PPNE for 3M?", (Single, "text"));
+        check("Quelle franchise standard s'applique en cas de vol ?", (Single, "amount"));
+        check("What is the FY2019 fixed asset turnover ratio?", (Single, "percentage"));
+        check("Which temperature gives ChatGPT the highest alignment score?", (Single, "number"));
+        check("What will happen when you press and hold the down button?", (Single, "text"));
+        check("How much written notice must the policyholder give?", (Single, "duration"));
+    }
+
+    #[test]
+    fn asked_phrases() {
+        let phrase = |q: &str| asked_phrase(&tokenize(q), q).map(|a| a.words.join(" "));
+        assert_eq!(phrase("What dropout rate was used for the base model?").as_deref(), Some("dropout rate"));
+        assert_eq!(phrase("How many attention heads does it use?").as_deref(), Some("attention heads"));
+        assert_eq!(
+            phrase("What is the name of Nike's chief executive officer?").as_deref(),
+            Some("chief executive officer")
+        );
+        assert_eq!(phrase("Which state's law governs?").as_deref(), Some("state"));
+        assert_eq!(phrase("What were General Mills' diluted earnings per share?").as_deref(), Some("diluted earnings"));
+        assert_eq!(phrase("How is the premium calculated?"), None);
+        assert_eq!(phrase("The total, please."), None);
     }
 
     #[test]

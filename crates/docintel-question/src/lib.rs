@@ -78,6 +78,7 @@ mod lexicon;
 pub mod llm;
 mod parts;
 pub mod persist;
+mod restrict;
 pub mod satellites;
 mod table;
 
@@ -86,8 +87,9 @@ use std::fmt;
 use std::ops::Range;
 
 use docintel_schema::{
-    AnswerContext, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, DocumentProfile, GenerationBrief,
-    Keyword, KeywordSource, ParsedQuestion, QuestionParser, RetrievalQuery, ScopeFilters, StructuralHints,
+    AnswerContext, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, DocumentProfile,
+    GenerationBrief, Keyword, KeywordSource, ParsedQuestion, QuestionParser, RetrievalQuery, ScopeFilters,
+    StructuralHints,
 };
 
 pub use cascade::{
@@ -454,13 +456,33 @@ impl RuleParser {
         focus_spans.extend(distractors.iter().map(|d| d.span.clone()));
         let focus = remove_spans(&corrected, &focus_spans);
         let mut answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
+        let (answer_focus, constraints) = self.asked(&focus, language);
+        let parts: Vec<AskedPart> =
+            if decomposition.pattern == DecompositionPattern::Independent && decomposition.sub_questions.len() >= 2 {
+                decomposition
+                    .sub_questions
+                    .iter()
+                    .map(|q| {
+                        let (answer_focus, constraints) = self.asked(q, language);
+                        AskedPart {
+                            question: q.clone(),
+                            answer_type: self.classify.answer_type(q, language, &self.satellites).to_owned(),
+                            answer_focus,
+                            constraints,
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
         // "(in USD millions)", "Answer in EUR": the question wants an amount
         // even when its words name no amount.
         let money_format = format_constraints.contains_key("currency")
             || format_constraints
                 .get("unit")
                 .is_some_and(|u| matches!(u.as_str(), "thousands" | "millions" | "billions"));
-        if answer_type == "text" && money_format && self.satellites.answer_type("amount").is_some() {
+        let numeric = matches!(answer_type.as_str(), "text" | "number" | "count" | "year" | "percentage");
+        if numeric && money_format && self.satellites.answer_type("amount").is_some() {
             notes.push("answer type amount: the question asks for a currency or a money scale".to_owned());
             answer_type = "amount".to_owned();
         }
@@ -599,9 +621,31 @@ impl RuleParser {
                 format_constraints,
                 disambiguation,
                 must_distinguish,
+                answer_focus,
+                constraints,
+                parts,
             },
         };
         Ok(finish_dispatch(parsed, notes, profile))
+    }
+
+    /// The focus of `text` (the noun phrase it asks for, see
+    /// [`classify::asked_phrase`]) and its constraints (see [`restrict`]).
+    pub(crate) fn asked(&self, text: &str, language: Option<&str>) -> (Option<String>, Vec<String>) {
+        let tokens = tokenize(text);
+        let focus = classify::asked_phrase(&tokens, text).map(|a| a.words.join(" ")).filter(|f| !f.is_empty());
+        // The focus is what is asked, not a restriction on it ("COGS" in
+        // "what is the FY2016 COGS"): its words are no constraint.
+        let focus_words: Vec<String> =
+            focus.as_deref().unwrap_or_default().split_whitespace().map(docintel_schema::text::normalize).collect();
+        let constraints = restrict::constraints(text, &tokens, language)
+            .into_iter()
+            .filter(|c| {
+                let words: Vec<String> = c.split_whitespace().map(docintel_schema::text::normalize).collect();
+                !words.iter().all(|w| focus_words.contains(w))
+            })
+            .collect();
+        (focus, constraints)
     }
 
     /// The answer type's confirmation regex as an `expert_dictionary`
@@ -684,11 +728,13 @@ impl RuleParser {
         notes: &mut Vec<String>,
     ) -> String {
         if decomposition.pattern != DecompositionPattern::Independent || decomposition.sub_questions.is_empty() {
-            return self.classify.answer_type(focus, language, self.satellites.cues()).to_owned();
+            return self.classify.answer_type(focus, language, &self.satellites).to_owned();
         }
-        let cues = self.satellites.cues();
-        let types: Vec<&str> =
-            decomposition.sub_questions.iter().map(|q| self.classify.answer_type(q, language, cues)).collect();
+        let types: Vec<&str> = decomposition
+            .sub_questions
+            .iter()
+            .map(|q| self.classify.answer_type(q, language, &self.satellites))
+            .collect();
         if types.iter().any(|t| *t != types[0]) {
             notes.push(format!(
                 "sub-questions expect different answer types ({}): answer_type is the first one's",

@@ -676,6 +676,11 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 format_constraints,
                 disambiguation,
                 must_distinguish,
+                // What is asked and what restricts it are read in code,
+                // whichever parser filled the rest.
+                answer_focus: rules.generation.answer_focus.clone(),
+                constraints: rules.generation.constraints.clone(),
+                parts: rules.generation.parts.clone(),
             },
         };
         crate::finish_dispatch(parsed, notes, profile)

@@ -52,6 +52,9 @@ pub struct AnswerTypeRow {
     /// Regex over the question wording that signals the type, if the type is
     /// not recognised by the built-in rules.
     pub question_cue: Option<String>,
+    /// Nouns that make the type when they head the noun phrase a question
+    /// asks for (lower case, in file order).
+    pub head_nouns: Vec<String>,
     /// Regex confirming a value of the type in a document line.
     pub retrieval_patterns: Option<String>,
     /// The value kind of the answer schema (`text`, `amount`, ...).
@@ -198,6 +201,8 @@ pub struct Satellites {
     model_tiers: Vec<ModelTierRow>,
     models: Vec<ModelRow>,
     cues: Vec<TypeCue>,
+    /// Head noun → answer type (the first row listing the noun).
+    head_types: std::collections::HashMap<String, String>,
 }
 
 impl Satellites {
@@ -246,7 +251,13 @@ impl Satellites {
                 }));
             }
         }
-        Ok(Satellites { answer_types, answer_shapes, concepts, dictionary, model_tiers, models, cues })
+        let mut head_types = std::collections::HashMap::new();
+        for row in &answer_types {
+            for noun in &row.head_nouns {
+                head_types.entry(noun.clone()).or_insert_with(|| row.name.clone());
+            }
+        }
+        Ok(Satellites { answer_types, answer_shapes, concepts, dictionary, model_tiers, models, cues, head_types })
     }
 
     /// The answer types, in file order.
@@ -318,6 +329,24 @@ impl Satellites {
         &self.cues
     }
 
+    /// The answer type a head noun makes (`rate` → `percentage`), trying
+    /// the word as written, then its singular (`heads` → `head`, `parties`
+    /// → `party`).
+    pub(crate) fn head_type(&self, noun: &str) -> Option<&str> {
+        let noun = noun.to_lowercase();
+        let mut forms = vec![noun.clone()];
+        if let Some(stem) = noun.strip_suffix("ies") {
+            forms.push(format!("{stem}y"));
+        }
+        if let Some(stem) = noun.strip_suffix("es") {
+            forms.push(stem.to_owned());
+        }
+        if let Some(stem) = noun.strip_suffix('s') {
+            forms.push(stem.to_owned());
+        }
+        forms.iter().find_map(|f| self.head_types.get(f)).map(String::as_str)
+    }
+
     /// The same tables with another dictionary (no foreign-key check: a
     /// concept without a row simply has no overrides).
     pub(crate) fn set_dictionary(&mut self, dictionary: ExpertDictionary) {
@@ -331,7 +360,7 @@ fn builtin_source(name: &str) -> (String, String) {
 }
 
 const ANSWER_TYPE_COLUMNS: &[&str] =
-    &["type", "question_cue", "retrieval_patterns", "output_schema_ref", "default_model", "definition"];
+    &["type", "question_cue", "head_nouns", "retrieval_patterns", "output_schema_ref", "default_model", "definition"];
 const ANSWER_SHAPE_COLUMNS: &[&str] = &["shape", "default_chunk_strategy", "default_answer_context", "definition"];
 const CONCEPT_COLUMNS: &[&str] = &[
     "concept",
@@ -531,9 +560,11 @@ fn load_answer_types(table: &Table, models: &[ModelRow]) -> Result<(Vec<AnswerTy
         if let Some((_, regex)) = &cue {
             cues.push(TypeCue { name: name.clone(), regex: regex.clone() });
         }
+        let head_nouns: Vec<String> = table.cell(row, "head_nouns").split_whitespace().map(str::to_lowercase).collect();
         rows.push(AnswerTypeRow {
             name,
             question_cue: cue.map(|(p, _)| p),
+            head_nouns,
             retrieval_patterns: pattern.map(|(p, _)| p),
             output_schema_ref: kind.to_owned(),
             default_model: model_cell(table, row, "default_model", models)?,
@@ -600,7 +631,7 @@ mod tests {
         let names = |rows: Vec<&str>| rows.join(",");
         assert_eq!(
             names(satellites.answer_types().iter().map(|t| t.name.as_str()).collect()),
-            "text,amount,date,boolean,number,email,iban,address"
+            "text,amount,date,boolean,email,url,iban,phone,address,identifier,percentage,duration,year,count,number,person,organisation,location"
         );
         assert_eq!(satellites.answer_shapes().len(), AnswerShape::ALL.len());
         assert_eq!(
@@ -613,13 +644,32 @@ mod tests {
             satellites.concept("exclusions").and_then(|c| c.default_answer_context),
             Some(AnswerContext::Chapter)
         );
-        assert_eq!(satellites.cues().iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["email", "iban", "address"]);
+        assert_eq!(
+            satellites.cues().iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            [
+                "email",
+                "url",
+                "iban",
+                "phone",
+                "address",
+                "identifier",
+                "percentage",
+                "duration",
+                "year",
+                "count",
+                "location"
+            ]
+        );
+        assert_eq!(satellites.head_type("rate"), Some("percentage"));
+        assert_eq!(satellites.head_type("universities"), Some("organisation"));
+        assert_eq!(satellites.head_type("officers"), Some("person"));
         let referents: Vec<&str> = satellites.referents("Limit").iter().map(|c| c.name.as_str()).collect();
         assert_eq!(referents, ["coverage_limit", "sublimit", "deductible", "aggregate_limit"]);
         assert!(satellites.referents("premium").is_empty());
     }
 
-    const TYPES_HEAD: &str = "type,question_cue,retrieval_patterns,output_schema_ref,default_model,definition\n";
+    const TYPES_HEAD: &str =
+        "type,question_cue,head_nouns,retrieval_patterns,output_schema_ref,default_model,definition\n";
     const CONCEPTS_HEAD: &str =
         "concept,document_type,default_answer_context,default_chunk_strategy,default_model,broader_terms,definition\n";
     const MODELS_HEAD: &str =
@@ -633,7 +683,7 @@ mod tests {
             3,
             "concept",
         );
-        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,text,gpt-9,x\n"), 2, "default_model");
+        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,,text,gpt-9,x\n"), 2, "default_model");
         check(CONCEPTS_FILE, &format!("{CONCEPTS_HEAD}premium,policy,,,gpt-9,,x\n"), 2, "default_model");
         check(MODELS_FILE, &format!("{MODELS_HEAD}gpt-4.1-mini,openai,huge,1000,true,0,0,x\n"), 2, "tier");
     }
@@ -642,13 +692,13 @@ mod tests {
     fn bad_values_name_file_row_and_column() {
         check(
             ANSWER_TYPES_FILE,
-            &format!("# c\n{TYPES_HEAD}text,,,text,,x\nmoney,\"(\",,amount,,x\n"),
+            &format!("# c\n{TYPES_HEAD}text,,,,text,,x\nmoney,\"(\",,,amount,,x\n"),
             4,
             "question_cue",
         );
-        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,prose,,x\n"), 2, "output_schema_ref");
-        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}amount,,,amount,,x\n"), 2, "type");
-        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,text,,x\nText,,,text,,x\n"), 3, "type");
+        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,,prose,,x\n"), 2, "output_schema_ref");
+        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}amount,,,,amount,,x\n"), 2, "type");
+        check(ANSWER_TYPES_FILE, &format!("{TYPES_HEAD}text,,,,text,,x\nText,,,,text,,x\n"), 3, "type");
         check(ANSWER_TYPES_FILE, "type,cue\n", 1, "header");
         let shapes = "shape,default_chunk_strategy,default_answer_context,definition\n";
         check(ANSWER_SHAPES_FILE, &format!("{shapes}single,sequential,sentence,x\n"), 2, "default_answer_context");
@@ -670,7 +720,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("docintel-satellites-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let types = format!(
-            "{TYPES_HEAD}text,,,text,,x\npolicy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,text,gpt-4.1-nano,x\n"
+            "{TYPES_HEAD}text,,,,text,,x\npolicy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,,text,gpt-4.1-nano,x\n"
         );
         std::fs::write(dir.join(ANSWER_TYPES_FILE), types).unwrap();
         let satellites = Satellites::from_dir(&dir).unwrap();

@@ -606,14 +606,19 @@ fn a_new_answer_type_is_one_row() {
     let dir = std::env::temp_dir().join(format!("docintel-question-types-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let builtin = include_str!("../data/answer_types.csv");
-    let row = "policy_number,\"\\bpolicy\\s+(?:number|no)\\b\",\"\\b[A-Z]{2}-\\d{6}\\b\",text,gpt-4.1-nano,\"A policy identifier.\"\n";
+    let row = "licence_plate,\"\\blicen[cs]e\\s+plate\\b\",plate,\"\\b[A-Z]{2}-\\d{3}-[A-Z]{2}\\b\",text,gpt-4.1-nano,\"A vehicle registration plate.\"\n";
     std::fs::write(dir.join(satellites::ANSWER_TYPES_FILE), format!("{builtin}{row}")).unwrap();
     let parser = RuleParser::new().with_satellites(Satellites::from_dir(&dir).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
-    let parsed = parser.parse("What is the policy number?", &pdf_profile()).unwrap();
-    assert_eq!(parsed.answer_type, "policy_number");
+    let parsed = parser.parse("What is the licence plate of the insured car?", &pdf_profile()).unwrap();
+    assert_eq!(parsed.answer_type, "licence_plate");
     assert_eq!(parsed.suggested_model, "gpt-4.1-nano");
-    assert_eq!(PARSER.parse("What is the policy number?", &pdf_profile()).unwrap().answer_type, "text");
+    // The head noun alone makes the type too.
+    assert_eq!(parser.parse("Which plate is registered?", &pdf_profile()).unwrap().answer_type, "licence_plate");
+    assert_eq!(
+        PARSER.parse("What is the licence plate of the insured car?", &pdf_profile()).unwrap().answer_type,
+        "text"
+    );
 }
 
 #[test]

@@ -241,7 +241,7 @@ fn a_new_answer_type_row_changes_prompt_schema_and_parse() {
     let dir = std::env::temp_dir().join(format!("docintel-question-llm-types-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let builtin = include_str!("../data/answer_types.csv");
-    let row = "policy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,text,gpt-4.1-nano,\"A policy identifier.\"\n";
+    let row = "policy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,,text,gpt-4.1-nano,\"A policy identifier.\"\n";
     std::fs::write(dir.join("answer_types.csv"), format!("{builtin}{row}")).unwrap();
     let satellites = Satellites::from_dir(&dir);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -30,6 +30,11 @@ pub struct RetrieveConfig {
     pub window: u32,
     /// Further ranked passages kept for a "next batch" request.
     pub reserve: usize,
+    /// Also read a document of one or two pages whole (each page not
+    /// already shown whole follows the ranked passages): an invoice's or a
+    /// résumé's value is read even when the question does not word its
+    /// label ("the candidate's name").
+    pub small_documents_whole: bool,
 }
 
 /// Why retrieval failed. Retrieval over a well-formed document does not fail;
@@ -1028,7 +1033,36 @@ impl KeywordRetriever {
 
         // Answer context: line, paragraph, page or section, as asked.
         let context = question.structural_hints.answer_context;
-        let (passages, reserve) = expand_context(document, context, passages, rest, &mut notes);
+        let (mut passages, reserve) = expand_context(document, context, passages, rest, &mut notes);
+        // A document of a page or two (an invoice, a résumé) is short enough
+        // to read whole: each page not already shown whole follows the
+        // ranked passages, so a value whose label the question does not
+        // word ("the candidate's name") is still read.
+        if self.config.small_documents_whole && n_pages as usize <= SMALL_DOCUMENT_PAGES && hinted.is_empty() {
+            let mut added = 0;
+            for page in 1..=n_pages {
+                let (first, last) = page_bounds(document, page);
+                if first > last
+                    || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last)
+                {
+                    continue;
+                }
+                passages.push(Passage {
+                    line_start: first,
+                    line_end: last,
+                    page,
+                    score: 0.0,
+                    anchor_line: first,
+                    matched_keywords: Vec::new(),
+                    pinned: false,
+                });
+                added += 1;
+            }
+            if added > 0 {
+                notes.push(format!("a document of {n_pages} page(s): {added} page(s) also read whole"));
+                methods_used.push("small_document".to_owned());
+            }
+        }
         let passages: Vec<Passage> = passages.iter().map(|p| rows.passage_to_document(p)).collect();
         let reserve: Vec<Passage> = reserve.iter().map(|p| rows.passage_to_document(p)).collect();
 
@@ -1137,6 +1171,9 @@ pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
     (document.lines[range.start].line_id, document.lines[range.end - 1].line_id)
 }
 
+/// Documents of at most this many pages are also read whole.
+const SMALL_DOCUMENT_PAGES: usize = 2;
+
 /// Whether two passages share a page and at least one line.
 fn overlaps(a: &Passage, b: &Passage) -> bool {
     a.page == b.page && a.line_start <= b.line_end && b.line_start <= a.line_end
@@ -1221,7 +1258,8 @@ pub(crate) mod tests {
     }
 
     fn check(doc: &ParsedDocument, q: &ParsedQuestion, top_k: usize) -> Retrieval {
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k, window: 1, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k, window: 1, reserve: 5, small_documents_whole: false });
         let retrieval = retriever.retrieve(q, doc, &mut NullSink).unwrap();
         for p in &retrieval.passages {
             assert!(p.line_start <= p.anchor_line && p.anchor_line <= p.line_end);
@@ -1307,7 +1345,8 @@ pub(crate) mod tests {
             line.bbox = BBox { x0, y0, x1, y1: y0 + 10.0 };
         }
         doc.lines[4].bbox = BBox { x0: 72.0, y0: 600.0, x1: 300.0, y1: 610.0 };
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
         // A text question: no reaching down for an amount, the row alone.
         let r = retriever.retrieve(&question(&["total"], "text", &[]), &doc, &mut NullSink).unwrap();
         let p = &r.passages[0];
@@ -1370,7 +1409,8 @@ pub(crate) mod tests {
             let doc = document(&[&[wrong, right]]);
             let mut q = question(&["account", "access", "control", "sharing"], "text", &[]);
             anchor(&mut q, id);
-            let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5 });
+            let retriever =
+                KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, small_documents_whole: false });
             let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
             assert_eq!(r.passages[0].anchor_line, 2, "{id}: {r:?}");
             assert!(r.passages[0].pinned);
@@ -1390,7 +1430,8 @@ pub(crate) mod tests {
         let doc = document(&[&refs]);
         let mut q = question(&["accounts", "organization"], "text", &[]);
         anchor(&mut q, "AC-2");
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<u32> = r.passages.iter().filter(|p| p.pinned).map(|p| p.anchor_line).collect();
         assert_eq!(pinned, vec![12, 2], "{r:?}");
@@ -1431,7 +1472,8 @@ pub(crate) mod tests {
         let mut q = question(&["title"], "text", &[]);
         anchor(&mut q, "SP 800-53");
         anchor(&mut q, "AC-2");
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<(u32, u32)> = r.passages.iter().filter(|p| p.pinned).map(|p| (p.page, p.anchor_line)).collect();
         assert_eq!(pinned, vec![(7, 78)], "only AC-2 pins: {r:?}");
@@ -1456,7 +1498,8 @@ pub(crate) mod tests {
         let doc = document(&[&refs, &["refund within 30 days"]]);
         let mut q = question(&["plan", "refund"], "text", &[]);
         q.keywords[0].weight = 20.0;
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
         let mut events = Vec::new();
         let r = retriever.retrieve(&q, &doc, &mut events).unwrap();
         assert!(r.passages.iter().any(|p| p.page == 2), "{r:?}");
@@ -1493,12 +1536,28 @@ pub(crate) mod tests {
         let rank_of = |r: &Retrieval, page: u32| {
             r.passages.iter().position(|p| p.page == page && p.matched_keywords == ["capital expenditures"])
         };
-        let base = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5 });
+        let base =
+            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, small_documents_whole: false });
         let r = base.clone().with_page_evidence(1.0).retrieve(&q, &doc, &mut NullSink).unwrap();
         assert!(rank_of(&r, 2).is_some() && rank_of(&r, 2) < rank_of(&r, 1), "{r:?}");
         // Lines scored alone: a tie, broken in document order.
         let r = base.with_page_evidence(0.0).retrieve(&q, &doc, &mut NullSink).unwrap();
         assert!(rank_of(&r, 1).is_some() && rank_of(&r, 1) < rank_of(&r, 2), "{r:?}");
+    }
+
+    #[test]
+    fn a_small_document_is_also_read_whole() {
+        let doc = document(&[&["Leo Leopard", "University of La Verne", "GPA: 3.5"]]);
+        let q = question(&["candidate", "name"], "person", &[]);
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 5, small_documents_whole: true });
+        let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
+        assert_eq!(r.passages.len(), 1, "{r:?}");
+        assert_eq!((r.passages[0].line_start, r.passages[0].line_end), (1, 3));
+        assert!(r.methods_used.contains(&"small_document".to_owned()));
+        // Off: nothing matches, nothing is read.
+        let r = check(&doc, &q, 3);
+        assert!(r.passages.is_empty());
     }
 
     #[test]
@@ -1567,7 +1626,9 @@ pub(crate) mod tests {
         assert!(r.notes.iter().any(|n| n.contains("relevance floor")), "{:?}", r.notes);
         assert_eq!(r.reserve.len(), 1, "the cut passage waits in the reserve");
         // Floor off: padded back to both.
-        let off = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 1, reserve: 5 }).with_floor(0.0);
+        let off =
+            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 1, reserve: 5, small_documents_whole: false })
+                .with_floor(0.0);
         assert_eq!(off.retrieve(&q, &doc, &mut NullSink).unwrap().passages.len(), 2);
     }
 
@@ -1599,7 +1660,8 @@ pub(crate) mod tests {
         assert!(r.passages.iter().any(|p| p.page == 2), "{r:?}");
         assert_eq!(r.passages[0].page, 1, "the top match stays first");
         let mut events = Vec::new();
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, small_documents_whole: false });
         retriever.retrieve(&q, &doc, &mut events).unwrap();
         let pass: Vec<&TraceEvent> = events.iter().filter(|e| e.step == "coverage_pass").collect();
         assert_eq!(pass.len(), 1, "once, never a loop");
@@ -1658,7 +1720,8 @@ pub(crate) mod tests {
                 "first".into()
             }
         }
-        let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5 });
+        let retriever =
+            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, small_documents_whole: false });
         let r = retriever
             .retrieve_with_router(&FirstRouter, &question(&["limit"], "text", &[]), &doc, &mut NullSink)
             .unwrap();

@@ -40,8 +40,9 @@ pub use document::{
 };
 pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep};
 pub use question::{
-    AnswerContext, AnswerShape, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, ExecutionPlan,
-    GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters, StructuralHints,
+    AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction,
+    ExecutionPlan, GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters,
+    StructuralHints,
 };
 pub use registry::{ANSWER_REGISTRY, RegistryEntry, ValueKind};
 pub use retrieval::{Passage, Retrieval};

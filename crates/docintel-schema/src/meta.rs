@@ -87,6 +87,11 @@ pub struct Meta {
     pub document_diagnostics: Vec<String>,
     /// Problems found in the citations (empty when all verified).
     pub citation_problems: Vec<CitationProblem>,
+    /// Per answer item, in order: whether its quoted lines hold its value
+    /// (the number, the date, the name's words), the check a citation must
+    /// pass beyond the quote being on its lines.
+    #[serde(default)]
+    pub citation_value_checks: Vec<bool>,
     /// Where the trace was written, if it was.
     pub trace_dir: Option<String>,
     /// Corpus mode only: which files the corpus level showed, picked and

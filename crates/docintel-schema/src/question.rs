@@ -221,6 +221,34 @@ pub struct GenerationBrief {
     pub disambiguation: Option<String>,
     /// Pairs the answer must keep apart.
     pub must_distinguish: Vec<Distinction>,
+    /// The noun phrase the question asks for, as worded ("dropout rate",
+    /// "attention heads", "chief executive officer"): what the value is a
+    /// value of. `None` when the wording names none.
+    #[serde(default)]
+    pub answer_focus: Option<String>,
+    /// What the question restricts the answer to, as worded: named entities,
+    /// periods, qualifiers ("Antarctica", "2019", "Plan B", "Japanese"). An
+    /// answer whose evidence lacks one of them is not an answer.
+    #[serde(default)]
+    pub constraints: Vec<String>,
+    /// The parts of a compound question asked independently ("How many X,
+    /// and what percentage Y?"), each with its own type, focus and
+    /// constraints; empty for a single question.
+    #[serde(default)]
+    pub parts: Vec<AskedPart>,
+}
+
+/// One independently asked part of a compound question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AskedPart {
+    /// The part, as a self-contained question.
+    pub question: String,
+    /// Its answer type (a row of the answer types table).
+    pub answer_type: String,
+    /// Its focus (see [`GenerationBrief::answer_focus`]).
+    pub answer_focus: Option<String>,
+    /// Its constraints (see [`GenerationBrief::constraints`]).
+    pub constraints: Vec<String>,
 }
 
 /// The parsed question: every decision the question brick made, typed.
@@ -341,6 +369,9 @@ impl ParsedQuestion {
                 format_constraints: BTreeMap::new(),
                 disambiguation: None,
                 must_distinguish: Vec::new(),
+                answer_focus: None,
+                constraints: Vec::new(),
+                parts: Vec::new(),
             },
         }
     }

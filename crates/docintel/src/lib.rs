@@ -247,6 +247,9 @@ pub struct QaRun {
     pub parsed_question: ParsedQuestion,
     /// Every decision recorded, in order.
     pub events: Vec<TraceEvent>,
+    /// The passages retrieval handed to generation (last round), in rank
+    /// order: what an evaluation re-reads to score candidates.
+    pub passages: Vec<docintel_schema::Passage>,
 }
 
 /// Answers `question` about the PDF at `path`: rule-based question parser,
@@ -539,8 +542,12 @@ fn answer_parsed_after(
     // Retrieval, generation and validation, in rounds: with
     // iterate_on_feedback, an insufficient answer whose model named new
     // keywords sends retrieval out again with them (feedback::retry_hint).
-    let retriever =
-        shared_retriever(RetrieveConfig { top_k: options.top_k, window: options.window, reserve: options.top_k * 2 });
+    let retriever = shared_retriever(RetrieveConfig {
+        top_k: options.top_k,
+        window: options.window,
+        reserve: options.top_k * 2,
+        small_documents_whole: true,
+    });
     implementations.insert("retrieve".to_owned(), retriever.name());
     let mut router_usage = Usage::default();
     let mut generation_usage = Usage::default();
@@ -713,6 +720,7 @@ fn answer_parsed_after(
                 None => d.message.clone(),
             })
             .collect(),
+        citation_value_checks: docintel_generate::citation_value_checks(&generation.answer),
         citation_problems: problems,
         trace_dir: None,
         corpus: None,
@@ -725,7 +733,7 @@ fn answer_parsed_after(
         custom_answer: generation.answer_json,
         meta,
     };
-    Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec() })
+    Ok(QaRun { output, parsed_question: parsed, events: trace.events().to_vec(), passages: retrieval.passages.clone() })
 }
 
 /// File extensions `corpus_qa` reads from a folder.

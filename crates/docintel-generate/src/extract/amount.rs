@@ -105,9 +105,35 @@ fn normal_scale(word: &str) -> Option<&'static str> {
     }
 }
 
+/// Thousands grouped by plain spaces before a currency written after the
+/// number, as French and other European documents print them
+/// (`1 500 000 €`, `2 000 EUR`, `80 000 euros`).
+static SPACED_MONEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?P<num>\b[0-9]{1,3}(?:[ \u{00A0}\u{202F}][0-9]{3})+(?:,[0-9]{1,2})?)[ \u{00A0}\u{202F}]?(?P<post>€|\beuros?\b|\beur\b|\bchf\b)")
+        .expect("spaced money regex")
+});
+
 /// Every money token of a line, left to right.
 pub fn find_amounts(line: &str) -> Vec<MoneyToken> {
-    let mut out = Vec::new();
+    let mut out: Vec<MoneyToken> = Vec::new();
+    for caps in SPACED_MONEY.captures_iter(line) {
+        let (Some(num), Some(post)) = (caps.name("num"), caps.name("post")) else { continue };
+        let before = line[..num.start()].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | ',')) {
+            continue;
+        }
+        let digits: String = num.as_str().chars().filter(|c| !c.is_whitespace()).collect();
+        let Some(value) = parse_number(&digits.replace(',', ".")) else { continue };
+        let (start, end) = (num.start(), post.end());
+        out.push(MoneyToken {
+            value,
+            currency: currency_code(post.as_str()),
+            unit: None,
+            start,
+            end,
+            text: line[start..end].trim().to_owned(),
+        });
+    }
     for caps in MONEY.captures_iter(line) {
         let Some(num) = caps.name("num") else { continue };
         let pre = caps.name("pre");
@@ -138,8 +164,12 @@ pub fn find_amounts(line: &str) -> Vec<MoneyToken> {
         let unit = caps.name("scale").and_then(|m| normal_scale(m.as_str()));
         let start = pre.or(caps.name("sign")).map_or(num.start(), |m| m.start());
         let end = tail_end;
+        if out.iter().any(|t| t.start < end && start < t.end) {
+            continue;
+        }
         out.push(MoneyToken { value, currency, unit, start, end, text: line[start..end].trim().to_owned() });
     }
+    out.sort_by_key(|t| t.start);
     out
 }
 
@@ -216,6 +246,13 @@ mod tests {
         check("Order ID: OD304175096047380001", &[]);
         check("1 278.61 14.50%", &[(278.61, None, None)]);
         check("3/64, Vishwas Khand", &[]);
+    }
+
+    #[test]
+    fn space_grouped_thousands_before_a_currency() {
+        check("Plafond RC Pro : 1 500 000 € par sinistre", &[(1_500_000.0, Some("EUR"), None)]);
+        check("franchise de 2 000 EUR ou 150 €", &[(2000.0, Some("EUR"), None), (150.0, Some("EUR"), None)]);
+        check("Qty 1 278.61 14.50%", &[(278.61, None, None)]);
     }
 
     #[test]

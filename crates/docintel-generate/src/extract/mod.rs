@@ -4,4 +4,7 @@
 
 pub mod amount;
 pub mod date;
+pub mod names;
+pub mod number;
 pub mod pattern;
+pub mod phone;

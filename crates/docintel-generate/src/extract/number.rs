@@ -1,0 +1,424 @@
+//! Numbers as documents write them: digits with US or EU separators
+//! (`1,853`, `76,700`, `0.1`, `3,5`), negative in parentheses or with a
+//! minus, spelled out in English or French up to the hundreds
+//! (`thirty-six`, `trente`), each with what sits around it: a percent sign
+//! or word after it, a currency marker before or after it, a time unit after
+//! it (`30 days`, `thirty-six (36) months`).
+//!
+//! A number glued to letters on its left (`AC-2`, `OD3041`, `Pdrop`...`1`)
+//! is part of an identifier, not a number; `h = 8` and `(36)` are numbers.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::amount::parse_number;
+
+/// A number found in a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NumberToken {
+    /// The value (negative for `(12)` and `-12`).
+    pub value: f64,
+    /// Byte offset in the line.
+    pub start: usize,
+    /// Byte offset just past the number and what belongs to it (a `%`, a
+    /// unit word).
+    pub end: usize,
+    /// Written without a decimal part.
+    pub integer: bool,
+    /// Spelled out (`thirty-six`).
+    pub spelled: bool,
+    /// Followed by `%`, `percent`, `per cent` or `pour cent`.
+    pub percent: bool,
+    /// Next to a currency marker.
+    pub money: bool,
+    /// A time unit after it, singular: `day`, `week`, `month`, `year`,
+    /// `hour`, `minute` (any language folded to English).
+    pub time_unit: Option<&'static str>,
+    /// The unit as written (`%`, `months`, `jours`), when there is one.
+    pub unit_text: Option<String>,
+    /// Four digits from 1900 to 2099 without separators.
+    pub year_like: bool,
+}
+
+static DIGITS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\(?-?(?:[0-9]{1,3}(?:[,.'\u{00A0}][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)\)?")
+        .expect("digits regex")
+});
+
+static PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s?(?:%|percent\b|per\s?cent\b|pour\s?cent\b|prozent\b|procent\b)").expect("percent")
+});
+
+static CURRENCY_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(?:us\$|\$|€|£|₹|\brs\.?|\binr|\busd|\beur|\bgbp|\bchf)\s?$").expect("cur"));
+static CURRENCY_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s?(?:€|zł|euros?\b|eur\b|usd\b|dollars?\b|gbp\b|inr\b|rupees?\b|chf\b)").expect("cur after")
+});
+
+/// Time units by the forms documents write them in.
+const TIME_UNITS: &[(&str, &str)] = &[
+    ("days", "day"),
+    ("day", "day"),
+    ("weeks", "week"),
+    ("week", "week"),
+    ("months", "month"),
+    ("month", "month"),
+    ("years", "year"),
+    ("year", "year"),
+    ("yrs", "year"),
+    ("hours", "hour"),
+    ("hour", "hour"),
+    ("hrs", "hour"),
+    ("minutes", "minute"),
+    ("minute", "minute"),
+    ("jours", "day"),
+    ("jour", "day"),
+    ("semaines", "week"),
+    ("semaine", "week"),
+    ("mois", "month"),
+    ("ans", "year"),
+    ("an", "year"),
+    ("années", "year"),
+    ("année", "year"),
+    ("heures", "hour"),
+    ("heure", "hour"),
+    ("tage", "day"),
+    ("tagen", "day"),
+    ("tag", "day"),
+    ("wochen", "week"),
+    ("monate", "month"),
+    ("monaten", "month"),
+    ("monat", "month"),
+    ("jahre", "year"),
+    ("jahren", "year"),
+    ("jahr", "year"),
+    ("stunden", "hour"),
+    ("dagen", "day"),
+    ("dag", "day"),
+    ("weken", "week"),
+    ("maanden", "month"),
+    ("maand", "month"),
+    ("jaar", "year"),
+    ("jaren", "year"),
+    ("uur", "hour"),
+    ("días", "day"),
+    ("dias", "day"),
+    ("día", "day"),
+    ("meses", "month"),
+    ("mes", "month"),
+    ("años", "year"),
+    ("año", "year"),
+    ("horas", "hour"),
+];
+
+const ONES: &[(&str, u32)] = &[
+    ("zero", 0),
+    ("one", 1),
+    ("two", 2),
+    ("three", 3),
+    ("four", 4),
+    ("five", 5),
+    ("six", 6),
+    ("seven", 7),
+    ("eight", 8),
+    ("nine", 9),
+    ("ten", 10),
+    ("eleven", 11),
+    ("twelve", 12),
+    ("thirteen", 13),
+    ("fourteen", 14),
+    ("fifteen", 15),
+    ("sixteen", 16),
+    ("seventeen", 17),
+    ("eighteen", 18),
+    ("nineteen", 19),
+    ("un", 1),
+    ("une", 1),
+    ("deux", 2),
+    ("trois", 3),
+    ("quatre", 4),
+    ("cinq", 5),
+    ("six", 6),
+    ("sept", 7),
+    ("huit", 8),
+    ("neuf", 9),
+    ("dix", 10),
+    ("onze", 11),
+    ("douze", 12),
+    ("treize", 13),
+    ("quatorze", 14),
+    ("quinze", 15),
+    ("seize", 16),
+];
+const TENS: &[(&str, u32)] = &[
+    ("twenty", 20),
+    ("thirty", 30),
+    ("forty", 40),
+    ("fifty", 50),
+    ("sixty", 60),
+    ("seventy", 70),
+    ("eighty", 80),
+    ("ninety", 90),
+    ("vingt", 20),
+    ("trente", 30),
+    ("quarante", 40),
+    ("cinquante", 50),
+    ("soixante", 60),
+];
+
+/// The word at `text[at..]` (letters only) and its end.
+fn word_at(text: &str, at: usize) -> Option<(&str, usize)> {
+    let rest = &text[at..];
+    let len = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
+    (len > 0).then(|| (&rest[..len], at + len))
+}
+
+/// What follows a number at byte `end`: percent, currency, a time unit
+/// (possibly after a parenthesised copy: `thirty (30) days`).
+fn tail(line: &str, token: &mut NumberToken) {
+    let rest = &line[token.end..];
+    if let Some(m) = PERCENT.find(rest) {
+        token.percent = true;
+        token.unit_text = Some("%".to_owned());
+        token.end += m.end();
+        return;
+    }
+    if CURRENCY_AFTER.is_match(rest) || CURRENCY_BEFORE.is_match(&line[..token.start]) {
+        token.money = true;
+    }
+    // Skip a parenthesised copy of the number: "thirty-six (36) months".
+    let mut at = token.end;
+    let trimmed = rest.trim_start();
+    if trimmed.starts_with('(')
+        && let Some(close) = trimmed.find(')')
+        && trimmed[1..close].trim().chars().all(|c| c.is_ascii_digit())
+        && close > 1
+    {
+        at = token.end + (rest.len() - trimmed.len()) + close + 1;
+    }
+    let gap = line[at..].len() - line[at..].trim_start().len();
+    if gap > 2 {
+        return;
+    }
+    if let Some((word, end)) = word_at(line, at + gap) {
+        let lower = word.to_lowercase();
+        if let Some((_, unit)) = TIME_UNITS.iter().find(|(form, _)| *form == lower) {
+            token.time_unit = Some(unit);
+            token.unit_text = Some(word.to_owned());
+            token.end = end;
+        }
+    }
+}
+
+/// Spelled numbers of a line (`thirty-six`, `two`, `vingt`), as
+/// `(value, start, end)`.
+fn spelled(line: &str) -> Vec<(f64, usize, usize)> {
+    let mut out = Vec::new();
+    let lower = line.to_lowercase();
+    if lower.len() != line.len() {
+        // Offsets would not map back; spelled numbers are rare in such lines.
+        return out;
+    }
+    let mut at = 0;
+    while at < lower.len() {
+        let Some((word, end)) = word_at(&lower, at) else {
+            at += lower[at..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        let starts_word = at == 0 || !lower[..at].chars().next_back().is_some_and(char::is_alphanumeric);
+        if !starts_word {
+            at = end;
+            continue;
+        }
+        if let Some((_, tens)) = TENS.iter().find(|(w, _)| *w == word) {
+            let mut value = *tens;
+            let mut stop = end;
+            if lower[end..].starts_with(['-', ' '])
+                && let Some((next, next_end)) = word_at(&lower, end + 1)
+                && let Some((_, one)) = ONES.iter().find(|(w, v)| *w == next && (1..10).contains(v))
+            {
+                value += one;
+                stop = next_end;
+            }
+            out.push((f64::from(value), at, stop));
+            at = stop;
+            continue;
+        }
+        if let Some((_, one)) = ONES.iter().find(|(w, _)| *w == word) {
+            // "one" and "un(e)" are too often articles or pronouns.
+            if !matches!(word, "one" | "un" | "une") {
+                out.push((f64::from(*one), at, end));
+            }
+        }
+        at = end;
+    }
+    out
+}
+
+/// Whether byte `at` sits inside `[...]` made of numbers and commas.
+fn in_brackets(line: &str, at: usize) -> bool {
+    let Some(open) = line[..at].rfind('[') else { return false };
+    let Some(close) = line[at..].find(']') else { return false };
+    line[open + 1..at + close].chars().all(|c| c.is_ascii_digit() || c == ',' || c == ' ' || c == '-')
+}
+
+/// Whether the number at `start..end` opens its line as a clause or item
+/// number (`3.1 Hospital means`, `12. Termination`, `(b) ...`): a label of
+/// the line, not a value in it.
+pub fn is_leading_label(line: &str, start: usize, end: usize) -> bool {
+    let before = line[..start].trim();
+    let opens =
+        before.is_empty() || matches!(before, "•" | "-" | "–" | "(" | "*" | "§" | "Article" | "Section" | "Clause");
+    let after = &line[end..];
+    let next_word = after.trim_start_matches([')', '.', ':']).trim_start();
+    let spaced = after.starts_with([' ', '\t', ')', '.']) && next_word.chars().next().is_some_and(char::is_alphabetic);
+    opens && spaced && !line[start..end].contains(['%', '$', '€', '£'])
+}
+
+/// Every number of a line, left to right.
+pub fn find_numbers(line: &str) -> Vec<NumberToken> {
+    let mut out: Vec<NumberToken> = Vec::new();
+    for m in DIGITS.find_iter(line) {
+        let mut raw = m.as_str();
+        let mut start = m.start();
+        let mut end = m.end();
+        let parenthesised = raw.starts_with('(') && raw.ends_with(')');
+        if !parenthesised {
+            if let Some(stripped) = raw.strip_prefix('(') {
+                raw = stripped;
+                start += 1;
+            }
+            if let Some(stripped) = raw.strip_suffix(')') {
+                raw = stripped;
+                end -= 1;
+            }
+        }
+        let before = line[..start].chars().next_back();
+        // A hyphen between two words or figures ("2014-08", "AC-2") is no
+        // minus sign.
+        if raw.starts_with('-') && before.is_some_and(char::is_alphanumeric) {
+            continue;
+        }
+        // A reference marker ("[36]", "[3, 4]") is not a number of the text.
+        if before == Some('[') || (before.is_some_and(|c| c == ',' || c == ' ') && in_brackets(line, start)) {
+            continue;
+        }
+        // Glued to letters on either side: a code ("OD3041", "3M"), an
+        // ordinal ("12th") or a label stuck to a value; "5x" stays a number.
+        if before.is_some_and(|c| c.is_alphabetic() || c == '_' || c == '/')
+            || word_at(line, end).is_some_and(|(w, _)| !w.eq_ignore_ascii_case("x"))
+        {
+            continue;
+        }
+        if before == Some('-') && line[..start - 1].chars().next_back().is_some_and(char::is_alphanumeric) {
+            // "AC-2", "2014-08-03": a code or a date part.
+            continue;
+        }
+        let inner = raw.trim_start_matches('(').trim_end_matches(')');
+        let negative_sign = inner.starts_with('-');
+        let digits = inner.trim_start_matches('-');
+        let Some(mut value) = parse_number(digits) else { continue };
+        if parenthesised || negative_sign {
+            value = -value;
+        }
+        let integer =
+            !digits.contains(['.', ',']) || parse_number(digits).is_some_and(|v| v.fract() == 0.0 && digits.len() > 4);
+        let year_like =
+            digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()) && (1900..2100).contains(&(value as i64));
+        let mut token = NumberToken {
+            value,
+            start,
+            end,
+            integer,
+            spelled: false,
+            percent: false,
+            money: false,
+            time_unit: None,
+            unit_text: None,
+            year_like: year_like && !parenthesised && !negative_sign,
+        };
+        tail(line, &mut token);
+        out.push(token);
+    }
+    for (value, start, end) in spelled(line) {
+        if out.iter().any(|t| t.start < end && start < t.end) {
+            continue;
+        }
+        let mut token = NumberToken {
+            value,
+            start,
+            end,
+            integer: true,
+            spelled: true,
+            percent: false,
+            money: false,
+            time_unit: None,
+            unit_text: None,
+            year_like: false,
+        };
+        tail(line, &mut token);
+        out.push(token);
+    }
+    // A parenthesised copy right after a spelled number is the same number:
+    // keep the spelled one, which carries the unit.
+    out.sort_by_key(|t| t.start);
+    let mut kept: Vec<NumberToken> = Vec::new();
+    for token in out {
+        if let Some(prev) = kept.last()
+            && prev.spelled
+            && prev.value == token.value.abs()
+            && token.start >= prev.start
+            && token.end <= prev.end
+        {
+            continue;
+        }
+        kept.push(token);
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(line: &str) -> Vec<f64> {
+        find_numbers(line).iter().map(|t| t.value).collect()
+    }
+
+    #[test]
+    fn digits_and_separators() {
+        assert_eq!(values("we employed 29,239 people, of which 51% were"), [29239.0, 51.0]);
+        assert_eq!(values("Pdrop = 0.1."), [0.1]);
+        assert_eq!(values("In this work we employ h = 8 parallel attention layers"), [8.0]);
+        assert_eq!(values("net loss of (1,577) million"), [-1577.0]);
+        // A date's parts after its year are no minus signs (dates are told
+        // apart by the date finder).
+        assert_eq!(values("see AC-2 and OD3041, table 2014-08-03"), [2014.0]);
+        assert_eq!(values("taux de 7,5 %"), [7.5]);
+        assert_eq!(values("label smoothing of value 0.1 [36]. This [3, 4] h = 8"), [0.1, 8.0]);
+    }
+
+    #[test]
+    fn what_follows_a_number() {
+        let t = &find_numbers("a waiting period of thirty-six (36) months of continuous coverage")[0];
+        assert_eq!((t.value, t.time_unit, t.spelled), (36.0, Some("month"), true));
+        assert_eq!(&"a waiting period of thirty-six (36) months of"[t.start..t.end], "thirty-six (36) months");
+        let t = &find_numbers("A grace period of thirty days is provided")[0];
+        assert_eq!((t.value, t.time_unit), (30.0, Some("day")));
+        let t = &find_numbers("No Claim Discount of 5% on the base premium")[0];
+        assert!(t.percent);
+        let t = &find_numbers("franchise de 30 jours")[0];
+        assert_eq!(t.time_unit, Some("day"));
+        let t = &find_numbers("Total $4.11")[0];
+        assert!(t.money);
+        assert!(find_numbers("fiscal 2019 results")[0].year_like);
+        assert!(!find_numbers("1,939 rooms")[0].year_like);
+        let clause = "3.1 Hospital means any institution";
+        let t = &find_numbers(clause)[0];
+        assert!(is_leading_label(clause, t.start, t.end));
+        let value = "5% on the base premium";
+        let t = &find_numbers(value)[0];
+        assert!(!is_leading_label(value, t.start, t.end));
+    }
+}

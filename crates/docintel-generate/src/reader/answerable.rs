@@ -1,0 +1,112 @@
+//! Answerability, decided in code: every constraint of the question (the
+//! entities, periods and qualifiers the question brick read from its
+//! wording, [`docintel_schema::GenerationBrief::constraints`]) must be in the
+//! answer's evidence, or name the document as a whole.
+//!
+//! - A constraint printed nowhere in the document makes the question
+//!   unanswerable from it: "the document never mentions 'Antarctica'".
+//! - A constraint is *in the evidence* of a value when it is on the value's
+//!   row or the rows around it, in its labels or column header (a statement
+//!   column's year counts), in the heading of its section, or in the first
+//!   rows of its page (a table's title).
+//! - A constraint *names the document* when it is in the document's file
+//!   name or first lines (its title), or, in a document of three pages or
+//!   more, on its first page or on at least 40% of its pages: "Nike" in
+//!   Nike's 10-K, "Transformer" in the paper, a party on a contract's first
+//!   page.
+
+use docintel_schema::ParsedDocument;
+
+use super::evidence::{folded, words_of};
+use super::stats::DocStats;
+
+/// Share of the pages a constraint must be on to name the document.
+const DOCUMENT_SHARE: f64 = 0.4;
+/// The document's title lines.
+const TITLE_LINES: usize = 5;
+
+/// One constraint of a question.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Constraint {
+    /// As the question wrote it.
+    pub(crate) text: String,
+    /// Folded words, space-joined.
+    pub(crate) folded: String,
+    /// Printed somewhere in the document.
+    pub(crate) in_document: bool,
+    /// Names the document as a whole (see the module docs).
+    pub(crate) names_document: bool,
+}
+
+/// The constraints of a question, checked against the whole document.
+pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &DocStats) -> Vec<Constraint> {
+    let title: String = document.lines.iter().take(TITLE_LINES).map(|l| folded(&l.text)).collect::<Vec<_>>().join(" ");
+    let stem = std::path::Path::new(&document.source)
+        .file_stem()
+        .map(|s| split_camel(&s.to_string_lossy()))
+        .unwrap_or_default();
+    let title = format!(" {title} {} ", folded(&stem));
+    texts
+        .iter()
+        .filter_map(|text| {
+            let folded = folded(text);
+            if folded.is_empty() {
+                return None;
+            }
+            let mut pages = stats.pages_with(&folded);
+            // An acronym the document spells out ("NCD" for No Claim
+            // Discount) is in it.
+            if pages.is_empty() && is_acronym(text) {
+                pages = stats.pages_spelling(&folded);
+            }
+            let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
+            let first_page = pages.first().is_some_and(|p| *p == 1);
+            let names_document = (stats.n_pages >= 3 && (share >= DOCUMENT_SHARE || first_page))
+                || title.contains(&format!(" {folded} "));
+            Some(Constraint { text: text.clone(), folded, in_document: !pages.is_empty(), names_document })
+        })
+        .collect()
+}
+
+/// A file name's words: `FlipkartInvoice` → `Flipkart Invoice`,
+/// `NIKE_2019_10K` → `NIKE 2019 10K`.
+fn split_camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if let Some(p) = prev
+            && p.is_lowercase()
+            && c.is_uppercase()
+        {
+            out.push(' ');
+        }
+        out.push(if c.is_alphanumeric() { c } else { ' ' });
+        prev = Some(c);
+    }
+    out
+}
+
+/// Two to six capitals (`NCD`, `PED`, `CTO`).
+fn is_acronym(text: &str) -> bool {
+    let n = text.chars().count();
+    (2..=6).contains(&n) && text.chars().all(|c| c.is_ascii_uppercase())
+}
+
+/// Whether `constraint` is in `evidence` (folded texts, each one line or
+/// label).
+pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
+    let needle = format!(" {} ", constraint.folded);
+    evidence.iter().any(|e| format!(" {e} ").contains(&needle) || plural_match(e, &constraint.folded))
+}
+
+/// `Japanese` in `... japanese ...`, allowing a final `s` on either side.
+fn plural_match(evidence: &str, folded: &str) -> bool {
+    if folded.contains(' ') {
+        return false;
+    }
+    words_of(evidence).iter().any(|w| {
+        w.norm == folded
+            || w.norm.strip_suffix('s').is_some_and(|s| s == folded)
+            || folded.strip_suffix('s').is_some_and(|s| s == w.norm)
+    })
+}

@@ -1,0 +1,261 @@
+//! Answer kinds: what a question asks for and where a value of that kind is
+//! in a row. One file per kind; each has a `find` giving the typed values of
+//! one row of a passage, with their *fit* (how surely the span is a value of
+//! the kind: a percentage with its `%` sign fits fully, a bare decimal for
+//! "what rate" fits half). A kind may also read label *cues* (amounts:
+//! "total", "subtotal", "tax"; dates: "due", "order"), which the learned
+//! scoring weighs.
+//!
+//! Adding a kind: a row in the question brick's `answer_types.csv` (its cue
+//! and head nouns, its schema in the registry) and a file here wired into
+//! [`Kind`].
+
+mod amount;
+mod boolean;
+mod count;
+mod date;
+mod duration;
+mod email;
+mod iban;
+mod identifier;
+mod location;
+mod number;
+mod organisation;
+mod percentage;
+mod person;
+mod phone;
+pub(crate) mod text;
+mod url;
+mod year;
+
+use docintel_schema::{AnswerValue, Line};
+
+use crate::extract::date::DayMonthOrder;
+
+pub(crate) use amount::AmountIntent;
+pub(crate) use date::DateIntent;
+
+/// What a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    Count,
+    Number,
+    Percentage,
+    Amount,
+    Date,
+    Year,
+    Duration,
+    Person,
+    Organisation,
+    Location,
+    Email,
+    Url,
+    Phone,
+    Iban,
+    Identifier,
+    Boolean,
+    Text,
+}
+
+/// Kinds whose candidates share one fitted scoring model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Group {
+    /// The amount a document asks to pay ("the total", "how much is due"):
+    /// its labels (total, sub-total, tax) decide.
+    AmountDue,
+    /// Other amounts of money (a reported figure, a limit, a fee).
+    Amount,
+    /// Counts, numbers, percentages, years, durations.
+    Numeric,
+    /// Calendar dates.
+    Date,
+    /// People, organisations, places, codes, contacts.
+    Named,
+    /// Sentences, label values, yes/no.
+    Text,
+}
+
+impl Group {
+    pub(crate) const ALL: [Group; 6] =
+        [Group::AmountDue, Group::Amount, Group::Numeric, Group::Date, Group::Named, Group::Text];
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Group::AmountDue => "amount_due",
+            Group::Amount => "amount",
+            Group::Numeric => "numeric",
+            Group::Date => "date",
+            Group::Named => "named",
+            Group::Text => "text",
+        }
+    }
+}
+
+impl Kind {
+    /// The kind of an answer type (a row of the answer types table); types
+    /// without a kind of their own (`address`, a project's custom type) read
+    /// as text.
+    pub(crate) fn of(answer_type: &str) -> Kind {
+        match answer_type {
+            "count" => Kind::Count,
+            "number" => Kind::Number,
+            "percentage" => Kind::Percentage,
+            "amount" | "money" | "price" | "premium" => Kind::Amount,
+            "date" => Kind::Date,
+            "year" => Kind::Year,
+            "duration" => Kind::Duration,
+            "person" => Kind::Person,
+            "organisation" | "organization" => Kind::Organisation,
+            "location" => Kind::Location,
+            "email" => Kind::Email,
+            "url" => Kind::Url,
+            "phone" => Kind::Phone,
+            "iban" => Kind::Iban,
+            "identifier" => Kind::Identifier,
+            "boolean" => Kind::Boolean,
+            _ => Kind::Text,
+        }
+    }
+
+    pub(crate) fn group(self) -> Group {
+        match self {
+            Kind::Amount => Group::Amount,
+            Kind::Count | Kind::Number | Kind::Percentage | Kind::Year | Kind::Duration => Group::Numeric,
+            Kind::Date => Group::Date,
+            Kind::Person
+            | Kind::Organisation
+            | Kind::Location
+            | Kind::Email
+            | Kind::Url
+            | Kind::Phone
+            | Kind::Iban
+            | Kind::Identifier => Group::Named,
+            Kind::Boolean | Kind::Text => Group::Text,
+        }
+    }
+
+    /// What the reader looks for, in plain words (for not-found warnings).
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::Count => "count",
+            Kind::Number => "number",
+            Kind::Percentage => "percentage or rate",
+            Kind::Amount => "amount",
+            Kind::Date => "date",
+            Kind::Year => "year",
+            Kind::Duration => "duration",
+            Kind::Person => "person's name",
+            Kind::Organisation => "organisation's name",
+            Kind::Location => "place",
+            Kind::Email => "e-mail address",
+            Kind::Url => "URL",
+            Kind::Phone => "phone number",
+            Kind::Iban => "IBAN",
+            Kind::Identifier => "identifier",
+            Kind::Boolean => "statement answering the question",
+            Kind::Text => "passage answering the question",
+        }
+    }
+
+    /// Whether a value of this kind is a few words copied from its row
+    /// (a name, a code), as opposed to a number or a sentence.
+    pub(crate) fn is_named(self) -> bool {
+        self.group() == Group::Named
+    }
+}
+
+/// What a kind's finder knows besides the row.
+#[derive(Debug, Clone)]
+pub(crate) struct FindContext {
+    pub(crate) order: DayMonthOrder,
+    /// The currency of the passage, else of its page.
+    pub(crate) currency: Option<&'static str>,
+    /// A scale word stated for the passage (`in millions`).
+    pub(crate) scale: Option<&'static str>,
+    /// The focus words of the question.
+    pub(crate) focus: Vec<String>,
+}
+
+/// A typed value found in a row of a passage.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// Byte range in the row's text.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    /// The last row (index into the passage rows) the value reads on; the
+    /// row itself for values on one row.
+    pub(crate) last_row: usize,
+    pub(crate) value: AnswerValue,
+    /// The value as written.
+    pub(crate) text: String,
+    /// How surely it is a value of the kind, in [0, 1].
+    pub(crate) fit: f64,
+    /// A currency was written next to it (amounts).
+    pub(crate) currency_written: bool,
+    /// The row (index into the passage rows) the value starts on.
+    pub(crate) row: usize,
+    /// The row that introduces the value on the row before it ("... known
+    /// as:"): read and cited as its label.
+    pub(crate) intro: Option<usize>,
+}
+
+impl Found {
+    pub(crate) fn new(start: usize, end: usize, row: usize, value: AnswerValue, text: &str, fit: f64) -> Found {
+        Found {
+            start,
+            end,
+            last_row: row,
+            row,
+            value,
+            text: text.to_owned(),
+            fit,
+            currency_written: false,
+            intro: None,
+        }
+    }
+}
+
+/// The typed values of kind `kind` on row `i` of a passage's rows.
+pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> Vec<Found> {
+    let text = rows[i].text.as_str();
+    match kind {
+        Kind::Count => count::find(text, i, ctx),
+        Kind::Number => number::find(text, i, ctx),
+        Kind::Percentage => percentage::find(text, i, ctx),
+        Kind::Amount => amount::find(text, i, ctx),
+        Kind::Date => date::find(text, i, ctx),
+        Kind::Year => year::find(text, i, ctx),
+        Kind::Duration => duration::find(text, i, ctx),
+        Kind::Person => person::find(text, i),
+        Kind::Organisation => organisation::find(text, i, ctx),
+        Kind::Location => location::find(text, i),
+        Kind::Email => email::find(text, i),
+        Kind::Url => url::find(text, i),
+        Kind::Phone => phone::find(text, i),
+        Kind::Iban => iban::find(text, i),
+        Kind::Identifier => identifier::find(text, i),
+        Kind::Boolean => boolean::find(rows, i),
+        Kind::Text => text::find(rows, i),
+    }
+}
+
+/// The numbers of a row that are not part of a date nor the row's clause
+/// number.
+fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberToken> {
+    let dates = crate::extract::date::find_dates(text, ctx.order);
+    crate::extract::number::find_numbers(text)
+        .into_iter()
+        .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
+        .filter(|t| !crate::extract::number::is_leading_label(text, t.start, t.end))
+        .collect()
+}
+
+/// Label cues of a kind, from the folded texts of a value's row and labels:
+/// `(positive, negative)`, each in [0, 1].
+pub(crate) fn cues(kind: Kind, labels: &[(String, bool)], amount: &AmountIntent, date: &DateIntent) -> (f64, f64) {
+    match kind {
+        Kind::Amount => amount::cues(labels, amount),
+        Kind::Date => date::cues(labels, date),
+        _ => (0.0, 0.0),
+    }
+}

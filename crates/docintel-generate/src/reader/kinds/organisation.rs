@@ -1,0 +1,22 @@
+//! Organisations ("which university" → `University of La Verne`, "which
+//! company sold it" → `WS Retail Services Pvt. Ltd.`): name shapes of
+//! [`crate::extract::names::find_organisations`]; a name holding the
+//! question's focus noun ("university", "exchange") fits fully.
+
+use docintel_schema::AnswerValue;
+
+use super::person::clean;
+use super::{FindContext, Found};
+use crate::extract::names::find_organisations;
+use crate::reader::evidence::{word_matches, words_of};
+
+pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
+    find_organisations(text)
+        .into_iter()
+        .map(|t| {
+            let named = words_of(&t.value).iter().any(|w| ctx.focus.iter().any(|f| word_matches(&w.norm, f)));
+            let fit = if named { 1.0 } else { t.fit };
+            Found::new(t.start, t.end, row, AnswerValue::Text(clean(&t.value)), &t.value, fit)
+        })
+        .collect()
+}

@@ -1,0 +1,891 @@
+//! The extractive reader: typed candidates, scored by a fitted model, and an
+//! answer only when the evidence holds what the question asks for.
+//!
+//! For each passage (in retrieval order), on the document's row view:
+//! 1. **Candidates** of the asked [`Kind`]: every typed value of that kind on
+//!    a row ([`kinds`]), never a span made of the question's own words.
+//! 2. **Evidence** around each ([`evidence`]): the question's terms on its
+//!    row, the rows around it, its labels (by text and by layout), its column
+//!    header, its section heading; the focus words; the constraints.
+//! 3. **Features** ([`features`]) and a probability from the fitted model of
+//!    the kind's group ([`model`]).
+//!
+//! Then the best candidate whose evidence carries every constraint of the
+//! question ([`answerable`]) is the answer when its probability reaches the
+//! group's threshold; otherwise the answer is "not found", naming what is
+//! missing (a constraint the document never mentions, one the evidence
+//! lacks, or no value of the kind), with the best candidate offered as a
+//! suggestion only. The answer's confidence is its probability.
+//!
+//! A compound question ("How many X, and what percentage Y?") is read part
+//! by part ([`docintel_schema::GenerationBrief::parts`]), one item per part.
+
+pub(crate) mod answerable;
+pub(crate) mod evidence;
+pub(crate) mod features;
+pub(crate) mod kinds;
+
+pub(crate) mod model;
+pub(crate) mod stats;
+
+use std::collections::BTreeMap;
+
+use docintel_schema::{
+    AnswerShape, AnswerValue, KeywordSource, Line, ParsedDocument, ParsedQuestion, Passage, RowView, TocEntry,
+};
+
+use crate::extract::amount;
+use crate::extract::date::DayMonthOrder;
+use crate::keywords::{KeywordSet, label_form};
+use crate::layout::PageLayout;
+use crate::statement;
+use answerable::Constraint;
+use evidence::{Hit, Terms, Word, focus_words, folded, word_matches, words_of};
+use features::Features;
+use kinds::{AmountIntent, DateIntent, FindContext, Found, Group, Kind};
+use stats::DocStats;
+
+/// Most items of a listing answer.
+const MAX_LIST_ITEMS: usize = 25;
+
+/// One asked question (or part of a compound one), ready to read.
+#[derive(Debug, Clone)]
+pub(crate) struct Asked {
+    pub(crate) text: String,
+    pub(crate) kind: Kind,
+    pub(crate) shape: AnswerShape,
+    pub(crate) terms: Terms,
+    pub(crate) focus: Vec<String>,
+    pub(crate) constraints: Vec<Constraint>,
+    amount: AmountIntent,
+    date: DateIntent,
+    /// The first year the question names: the statement column it reads.
+    year: Option<u32>,
+    /// Identifiers whose heading the question asks for ("the title of AC-2").
+    heading_of: Vec<String>,
+    /// Whether the question asks a figure of a named document part.
+    names_part: bool,
+    /// The currency the question asks for (`EUR`).
+    currency: Option<String>,
+}
+
+impl Asked {
+    /// The model group that scores this question's candidates: the kind's,
+    /// with the amount due apart from other amounts.
+    pub(crate) fn group(&self) -> Group {
+        if self.kind == Kind::Amount && self.amount.total && !self.amount.sub && !self.amount.tax {
+            Group::AmountDue
+        } else {
+            self.kind.group()
+        }
+    }
+
+    /// The whole question, or one part of it (`part`: its text, answer
+    /// type, focus and constraints; the question's keywords found in the
+    /// part's text are its terms).
+    pub(crate) fn new(
+        question: &ParsedQuestion,
+        part: Option<&docintel_schema::AskedPart>,
+        document: &ParsedDocument,
+        stats: &DocStats,
+    ) -> Asked {
+        let mut q = question.clone();
+        if let Some(part) = part {
+            q.corrected_question = part.question.clone();
+            q.answer_type = part.answer_type.clone();
+            q.answer_shape = AnswerShape::Single;
+            q.generation.answer_focus = part.answer_focus.clone();
+            q.generation.constraints = part.constraints.clone();
+            let words: Vec<String> = words_of(&part.question).into_iter().map(|w| w.norm).collect();
+            q.keywords.retain(|k| {
+                k.semantic_group.is_some()
+                    || k.is_regex
+                    || words_of(&k.text).iter().all(|w| words.iter().any(|p| word_matches(p, &w.norm)))
+            });
+        }
+        let keywords = KeywordSet::from_question(&q);
+        let terms = Terms::new(&q, &keywords, stats);
+        let kind = Kind::of(&q.answer_type);
+        let qtext = label_form(&q.corrected_question);
+        let ungrouped: Vec<&str> = keywords.ungrouped_salient_norms().collect();
+        let groups: Vec<&str> = keywords.groups().collect();
+        let salient: Vec<&str> = keywords.salient_norms().collect();
+        Asked {
+            text: q.corrected_question.clone(),
+            kind,
+            shape: q.answer_shape,
+            focus: focus_words(&q),
+            constraints: answerable::constraints(&q.generation.constraints, document, stats),
+            amount: AmountIntent::of(&qtext, &ungrouped, &groups),
+            date: DateIntent::of(&qtext, &salient),
+            year: q
+                .keywords
+                .iter()
+                .filter(|k| k.source == KeywordSource::Direct && k.text.len() == 4)
+                .map(|k| k.text.as_str())
+                .chain(q.generation.constraints.iter().map(String::as_str))
+                .find_map(|k| k.parse::<u32>().ok().filter(|y| (1950..2100).contains(y))),
+            heading_of: if q.structural_hints.layout_hint.as_deref() == Some("heading") {
+                q.keywords
+                    .iter()
+                    .filter(|k| k.source == KeywordSource::Anchor && !k.is_regex)
+                    .map(|k| k.text.to_lowercase())
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            names_part: !q.retrieval.scope.sections.is_empty(),
+            currency: q.generation.format_constraints.get("currency").map(|c| c.to_uppercase()),
+            terms,
+        }
+    }
+}
+
+/// A scored candidate.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub(crate) value: AnswerValue,
+    /// As written.
+    pub(crate) text: String,
+    /// Rank of its passage.
+    pub(crate) rank: usize,
+    pub(crate) page: u32,
+    /// View lines: the value's first and last row, and the label row cited
+    /// with it.
+    pub(crate) row: u32,
+    pub(crate) last_row: u32,
+    pub(crate) label_row: Option<u32>,
+    /// Byte range of the value in its first row.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) features: Features,
+    pub(crate) log_odds: f64,
+    pub(crate) probability: f64,
+    /// Constraints its evidence lacks (and that do not name the document).
+    pub(crate) missing: Vec<String>,
+    /// Identity of the value, for agreement between candidates.
+    pub(crate) key: String,
+    /// The bulleted list its row introduces or belongs to: `(view line,
+    /// item text)` per item.
+    pub(crate) list: Option<Vec<(u32, String)>>,
+}
+
+/// What reading one asked question produced.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reading {
+    /// Every candidate, best first.
+    pub(crate) candidates: Vec<Candidate>,
+    /// Indices into `candidates` of the answer's items.
+    pub(crate) chosen: Vec<usize>,
+    /// Passages read (a sequential read stops early).
+    pub(crate) passages_read: usize,
+    /// Why there is no answer, when there is none.
+    pub(crate) refusal: Option<String>,
+    /// The confidence of each chosen item (same order as `chosen`).
+    pub(crate) confidence: Vec<f64>,
+    /// The confidence of the best complete candidate when it was too low.
+    pub(crate) refusal_confidence: Option<f64>,
+    /// The one chosen candidate stands for its bulleted list: the answer is
+    /// the list's items.
+    pub(crate) list: bool,
+    /// Constraints the document never mentions.
+    pub(crate) absent: Vec<String>,
+}
+
+/// A value's identity: amounts and quantities by number, dates by day, text
+/// folded.
+pub(crate) fn value_key(value: &AnswerValue) -> String {
+    match value {
+        AnswerValue::Amount(a) => format!("amount {}", a.value),
+        AnswerValue::Quantity(q) => format!("quantity {}", q.quantity),
+        AnswerValue::Date(d) => d.iso.clone(),
+        AnswerValue::Boolean(b) => b.to_string(),
+        AnswerValue::Text(t) => folded(t),
+        AnswerValue::Table(t) => format!("{:?}", t.rows()),
+    }
+}
+
+/// Month-first only for documents that look American: English (or unknown
+/// language) and quoting dollars; every other document is day-first.
+pub(crate) fn day_month_order(document: &ParsedDocument) -> DayMonthOrder {
+    let english_or_unknown = document.profile.languages.first().is_none_or(|l| l == "en");
+    let dollars = amount::dominant_currency(document.lines.iter().map(|l| l.text.as_str())) == Some("USD");
+    if english_or_unknown && dollars { DayMonthOrder::MonthFirst } else { DayMonthOrder::DayFirst }
+}
+
+/// The lines of `page` (the line table is in page order).
+pub(crate) fn page_lines(document: &ParsedDocument, page: u32) -> &[Line] {
+    let start = document.lines.partition_point(|l| l.page < page);
+    let end = document.lines.partition_point(|l| l.page <= page);
+    &document.lines[start..end.max(start)]
+}
+
+/// The deepest TOC entry over `page`.
+fn section_of(toc: &[TocEntry], page: u32) -> Option<&TocEntry> {
+    toc.iter().filter(|e| e.start_page <= page && page <= e.end_page).max_by_key(|e| (e.level, e.start_page))
+}
+
+/// A line made only of values (numbers, amounts, dates, codes) and at most
+/// one short word: a table cell, never a label.
+fn is_value_cell(line: &Line) -> bool {
+    let words = words_of(&line.text);
+    !words.is_empty()
+        && words.iter().any(|w| w.norm.chars().any(|c| c.is_ascii_digit()))
+        && words.iter().filter(|w| w.norm.chars().all(char::is_alphabetic) && w.norm.chars().count() > 3).count() <= 1
+}
+
+/// A line with words and no digits: a label on its own.
+fn is_label_only(line: &Line) -> bool {
+    let words = words_of(&line.text);
+    !words.is_empty() && !line.text.chars().any(|c| c.is_ascii_digit()) && words.len() <= 8
+}
+
+/// A label of a value: its folded words, hits, whether a column header, and
+/// the view line to cite (none for the value's own row or a header).
+struct Label {
+    words: Vec<Word>,
+    text: String,
+    header: bool,
+    cite: Option<u32>,
+    distance: f64,
+}
+
+/// Reads one passage: its candidates (unscored).
+struct PassageReader<'a> {
+    asked: &'a Asked,
+    view: &'a ParsedDocument,
+    stats: &'a DocStats,
+    order: DayMonthOrder,
+    /// The highest retrieval score among the passages.
+    best_score: f64,
+}
+
+/// Per-row facts of a passage.
+struct RowFacts {
+    words: Vec<Word>,
+    hits: Vec<Hit>,
+    folded: String,
+}
+
+impl PassageReader<'_> {
+    fn candidates(&self, rank: usize, passage: &Passage) -> Vec<Candidate> {
+        let asked = self.asked;
+        let lines = self.view.line_range(passage.line_start, passage.line_end);
+        let rows: Vec<&Line> = lines.iter().collect();
+        if rows.is_empty() {
+            return Vec::new();
+        }
+        let page = page_lines(self.view, passage.page);
+        let layout = PageLayout::new(page, passage.page);
+        let facts: Vec<RowFacts> = rows
+            .iter()
+            .map(|l| {
+                let words = words_of(&l.text);
+                let hits = asked.terms.hits(&l.text, &words);
+                let folded = words.iter().map(|w| w.norm.as_str()).collect::<Vec<_>>().join(" ");
+                RowFacts { words, hits, folded }
+            })
+            .collect();
+        let passage_hits: Vec<Hit> = facts.iter().flat_map(|f| f.hits.iter().copied()).collect();
+        let cov_passage = asked.terms.coverage(&passage_hits, |_| 1.0);
+        // The section heading: the TOC entry over the page, and the
+        // passage's first row when it reads as a heading.
+        let mut section = String::new();
+        if let Some(entry) = section_of(&self.view.toc, passage.page) {
+            section.push_str(&entry.title);
+            section.push(' ');
+        }
+        if let Some(first) = rows.first()
+            && first.text.split_whitespace().count() <= 12
+            && !first.text.trim_end().ends_with('.')
+        {
+            section.push_str(&first.text);
+        }
+        let section_words = words_of(&section);
+        let section_hits = asked.terms.hits(&section, &section_words);
+        let cov_section = asked.terms.coverage(&section_hits, |_| 1.0);
+        let page_head: Vec<String> = page.iter().take(5).map(|l| folded(&l.text)).collect();
+        let texts = || rows.iter().map(|l| l.text.as_str());
+        let ctx = FindContext {
+            order: self.order,
+            currency: amount::dominant_currency(texts())
+                .or_else(|| amount::dominant_currency(page.iter().map(|l| l.text.as_str()))),
+            scale: texts().find_map(amount::scale_cue).or_else(|| statement::scale(page)),
+            focus: asked.focus.clone(),
+        };
+        let grid = matches!(asked.kind, Kind::Amount | Kind::Number).then(|| statement::grid(page)).flatten();
+        let lists = kinds::text::bullet_lists(&rows);
+        let mut out = Vec::new();
+        for i in 0..rows.len() {
+            let mut found = kinds::find(asked.kind, &rows, i, &ctx);
+            let on_row = found.iter().filter(|f| f.row == i).count();
+            // A text answer may be the value a label-only row points to by
+            // layout (beside it, or under it).
+            if asked.kind == Kind::Text
+                && i > 0
+                && let Some(label) = rows.iter().position(|l| {
+                    is_label_only(l)
+                        && l.line_id != rows[i].line_id
+                        && layout.value_of_label(l).is_some_and(|v| v.line_id == rows[i].line_id)
+                })
+                && label != i - 1
+            {
+                let text = rows[i].text.trim();
+                let start = rows[i].text.len() - rows[i].text.trim_start().len();
+                found.push(Found::new(start, start + text.len(), i, AnswerValue::Text(text.to_owned()), text, 0.9));
+            }
+            for (n, f) in found.into_iter().enumerate() {
+                let i = f.row;
+                if let Some(mut c) = self.candidate(rank, passage, &rows, &facts, i, n, f, &layout, &grid, &page_head) {
+                    c.features.cov_passage = cov_passage;
+                    c.features.cov_section = cov_section;
+                    c.features.last_in_row = f64::from(n + 1 == on_row);
+                    // A yes/no is decided by a clause about what is asked: one
+                    // that names none of the question's terms decides nothing.
+                    if asked.kind == Kind::Boolean && !asked.terms.terms.is_empty() && c.features.cov_row == 0.0 {
+                        continue;
+                    }
+                    let anchor = passage.anchor_line;
+                    let d = if (c.row..=c.last_row).contains(&anchor) {
+                        0.0
+                    } else {
+                        f64::from(anchor.abs_diff(c.row).min(anchor.abs_diff(c.last_row)))
+                    };
+                    c.features.anchor = (-d / 3.0).exp();
+                    c.features.passage_score =
+                        if self.best_score > 0.0 { (passage.score / self.best_score).clamp(0.0, 1.0) } else { 0.0 };
+                    c.list = lists
+                        .iter()
+                        .find(|(intro, items)| *intro == Some(i) || items.iter().any(|(r, _)| *r == i))
+                        .map(|(_, items)| items.iter().map(|(r, t)| (rows[*r].line_id, t.clone())).collect());
+                    out.push(c);
+                }
+            }
+        }
+        // Constraints in the section heading count as evidence too.
+        let section_folded = folded(&section);
+        for c in &mut out {
+            c.missing.retain(|m| {
+                let constraint = asked.constraints.iter().find(|k| &k.text == m);
+                !constraint.is_some_and(|k| answerable::found_in(k, std::slice::from_ref(&section_folded)))
+            });
+            let found = asked.constraints.iter().filter(|k| !c.missing.contains(&k.text)).count();
+            c.features.constraints =
+                if asked.constraints.is_empty() { 1.0 } else { found as f64 / asked.constraints.len() as f64 };
+        }
+        out
+    }
+
+    /// The labels of a value at `found` on row `i` (see [`Label`]).
+    fn labels(
+        &self,
+        rows: &[&Line],
+        facts: &[RowFacts],
+        i: usize,
+        found: &Found,
+        layout: &PageLayout<'_>,
+    ) -> Vec<Label> {
+        let row = rows[i];
+        let mut out: Vec<Label> = Vec::new();
+        // The words before the value on its row, when short or ended by ':'.
+        let prefix = &row.text[..found.start];
+        let prefix_words = words_of(prefix);
+        if !prefix_words.is_empty() && (prefix.trim_end().ends_with(':') || prefix_words.len() <= 8) {
+            out.push(Label { text: prefix.to_owned(), words: prefix_words, header: false, cite: None, distance: 1.0 });
+        }
+        let in_passage = |id: u32| rows.iter().any(|l| l.line_id == id);
+        if let Some(left) = layout.row_label(row, is_value_cell)
+            && left.line_id != row.line_id
+        {
+            out.push(Label {
+                words: words_of(&left.text),
+                text: left.text.clone(),
+                header: false,
+                cite: in_passage(left.line_id).then_some(left.line_id),
+                distance: 1.0,
+            });
+        }
+        if let Some(above) = layout.label_above(row, is_value_cell) {
+            let cite = (!above.header && in_passage(above.line.line_id) && is_label_only(above.line))
+                .then_some(above.line.line_id);
+            if above.header || cite.is_some() {
+                out.push(Label {
+                    words: words_of(&above.line.text),
+                    text: above.line.text.clone(),
+                    header: above.header,
+                    cite,
+                    distance: if above.header { 2.0 } else { 1.0 },
+                });
+            }
+        }
+        // The other cells of its table row (same visual row, by layout):
+        // evidence, not cited.
+        for mate in layout.row_mates(row) {
+            if out.iter().any(|l| l.cite == Some(mate.line_id)) {
+                continue;
+            }
+            out.push(Label {
+                words: words_of(&mate.text),
+                text: mate.text.clone(),
+                header: false,
+                cite: None,
+                distance: 2.0,
+            });
+        }
+        // The row introducing the value ("... known as:").
+        if let Some(intro) = found.intro {
+            out.push(Label {
+                words: facts[intro].words.clone(),
+                text: rows[intro].text.clone(),
+                header: false,
+                cite: Some(rows[intro].line_id),
+                distance: 1.0,
+            });
+        }
+        // A label-only line just before a value alone on its row, unless
+        // the layout placed the value under or beside another label.
+        let by_layout = out.iter().any(|l| l.cite.is_some() || l.header);
+        if !by_layout && i > 0 && is_label_only(rows[i - 1]) && found_covers_row(row, found) {
+            out.push(Label {
+                words: facts[i - 1].words.clone(),
+                text: rows[i - 1].text.clone(),
+                header: false,
+                cite: Some(rows[i - 1].line_id),
+                distance: 1.0,
+            });
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn candidate(
+        &self,
+        rank: usize,
+        passage: &Passage,
+        rows: &[&Line],
+        facts: &[RowFacts],
+        i: usize,
+        n: usize,
+        found: Found,
+        layout: &PageLayout<'_>,
+        grid: &Option<statement::Grid>,
+        page_head: &[String],
+    ) -> Option<Candidate> {
+        let asked = self.asked;
+        let terms = &asked.terms;
+        let row = rows[i];
+        let own = &facts[i];
+        let text_kind = asked.kind.group() == Group::Text;
+        // The value's own words.
+        let first = own.words.iter().position(|w| w.end > found.start).unwrap_or(own.words.len());
+        let mut last = own.words.iter().rposition(|w| w.start < found.end).map_or(first, |p| p + 1);
+        if found.last_row > i {
+            last = own.words.len();
+        }
+        let inside = |w: usize| w >= first && w < last;
+        let value_words: Vec<&Word> = own.words[first..last.max(first)].iter().collect();
+        // A value made of the question's words is no answer: a name, a
+        // code, or a sentence that only repeats the question (a heading).
+        let is_question_word = |w: &&Word| terms.question_words.iter().any(|q| word_matches(&w.norm, q));
+        if !value_words.is_empty() {
+            let content: Vec<&&Word> = value_words.iter().filter(|w| !crate::keywords::is_generic(&w.norm)).collect();
+            let own = content.iter().filter(|w| is_question_word(w)).count();
+            if asked.kind.is_named() && value_words.iter().all(is_question_word) {
+                return None;
+            }
+            if text_kind && asked.kind == Kind::Text && !content.is_empty() && own * 10 >= content.len() * 8 {
+                return None;
+            }
+        }
+        let len = own.words.len();
+        let distance = |hit_word: usize| -> f64 {
+            if hit_word < first {
+                (first - hit_word) as f64
+            } else if hit_word >= last {
+                (hit_word + 1 - last) as f64
+            } else {
+                0.0
+            }
+        };
+        // Hits outside the value on its row; inside count for text answers.
+        let row_hits: Vec<(Hit, f64)> =
+            own.hits.iter().filter(|h| text_kind || !inside(h.word)).map(|h| (*h, distance(h.word))).collect();
+        let prev_hits: Vec<(Hit, f64)> = if i > 0 {
+            let plen = facts[i - 1].words.len();
+            facts[i - 1].hits.iter().map(|h| (*h, (plen - h.word) as f64 + first as f64 + 2.0)).collect()
+        } else {
+            Vec::new()
+        };
+        let next_index = found.last_row + 1;
+        let next_hits: Vec<(Hit, f64)> = if next_index < rows.len() {
+            let tail = if found.last_row > i { 0 } else { len.saturating_sub(last) };
+            facts[next_index].hits.iter().map(|h| (*h, tail as f64 + h.word as f64 + 2.0)).collect()
+        } else {
+            Vec::new()
+        };
+        // Rows inside a multi-row value (a continued sentence).
+        let mut inner_hits: Vec<(Hit, f64)> = Vec::new();
+        for f in facts.iter().take(found.last_row + 1).skip(i + 1) {
+            inner_hits.extend(f.hits.iter().map(|h| (*h, 0.0)));
+        }
+        let labels = self.labels(rows, facts, i, &found, layout);
+        let mut label_hits: Vec<(Hit, f64)> = Vec::new();
+        for label in &labels {
+            let hits = terms.hits(&label.text, &label.words);
+            label_hits.extend(hits.into_iter().map(|h| (h, label.distance)));
+        }
+        let only = |v: &[(Hit, f64)]| v.iter().map(|(h, _)| *h).collect::<Vec<_>>();
+        let cov_row =
+            terms.coverage(&only(&row_hits).into_iter().chain(only(&inner_hits)).collect::<Vec<_>>(), |_| 1.0);
+        let near: Vec<(Hit, f64)> = row_hits
+            .iter()
+            .chain(&prev_hits)
+            .chain(&next_hits)
+            .chain(&label_hits)
+            .chain(&inner_hits)
+            .copied()
+            .collect();
+        let near_hits: Vec<Hit> = near.iter().map(|(h, _)| *h).collect();
+        // Each hit discounted by its own distance to the value.
+        let cov_near = terms.coverage(&near_hits, |h| {
+            let d = near.iter().filter(|(x, _)| x == h).map(|(_, d)| *d).fold(f64::INFINITY, f64::min);
+            (-d / 4.0).exp()
+        });
+        let cov_window = terms.coverage(&near_hits, |_| 1.0);
+        let label_cov = terms.coverage(&only(&label_hits), |_| 1.0);
+        // Focus words: nearest occurrence around the value.
+        let focus_in_value = if asked.focus.is_empty() {
+            0.0
+        } else {
+            f64::from(value_words.iter().any(|w| asked.focus.iter().any(|f| word_matches(&w.norm, f))))
+        };
+        let mut focus_d = f64::INFINITY;
+        if !asked.focus.is_empty() {
+            let is_focus = |w: &Word| asked.focus.iter().any(|f| word_matches(&w.norm, f));
+            for (k, w) in own.words.iter().enumerate() {
+                if is_focus(w) && !inside(k) {
+                    focus_d = focus_d.min(distance(k));
+                }
+            }
+            if i > 0 {
+                let plen = facts[i - 1].words.len();
+                for (k, w) in facts[i - 1].words.iter().enumerate() {
+                    if is_focus(w) {
+                        focus_d = focus_d.min((plen - k) as f64 + first as f64 + 2.0);
+                    }
+                }
+            }
+            if next_index < rows.len() {
+                for (k, w) in facts[next_index].words.iter().enumerate() {
+                    if is_focus(w) {
+                        focus_d = focus_d.min(len.saturating_sub(last) as f64 + k as f64 + 2.0);
+                    }
+                }
+            }
+            for label in &labels {
+                if label.words.iter().any(is_focus) {
+                    focus_d = focus_d.min(label.distance);
+                }
+            }
+            if focus_in_value > 0.0 && asked.kind.is_named() {
+                focus_d = 0.0;
+            }
+        }
+        let focus_near = if focus_d.is_finite() { (-focus_d / 3.0).exp() } else { 0.0 };
+        let in_question = if value_words.is_empty()
+            || matches!(asked.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue)
+        {
+            0.0
+        } else {
+            value_words.iter().filter(|w| terms.question_words.iter().any(|q| word_matches(&w.norm, q))).count() as f64
+                / value_words.len() as f64
+        };
+        // Kind cues from the row and labels.
+        let mut cue_labels: Vec<(String, bool)> = vec![(label_form(&row.text), false)];
+        cue_labels.extend(labels.iter().map(|l| (label_form(&l.text), l.header)));
+        let (cue_pos, cue_neg) = kinds::cues(asked.kind, &cue_labels, &asked.amount, &asked.date);
+        // A financial statement: the value's year column and row label.
+        let mut statement_year: Option<u32> = None;
+        let statement_feature = grid.as_ref().map_or(0.0, |grid| {
+            let first_figure = crate::extract::amount::find_amounts(&row.text).first().map_or(found.start, |t| t.start);
+            let index = crate::extract::amount::find_amounts(&row.text)
+                .iter()
+                .position(|t| t.start == found.start)
+                .unwrap_or(n);
+            let year = if statement::own_label(row, first_figure).is_some() {
+                statement::year_by_order(grid, row, index)
+            } else {
+                grid.year_at(row, statement::figure_x(row, found.start, found.end))
+            };
+            let Some(year) = year else { return 0.0 };
+            statement_year = Some(year);
+            let label = statement::label_of(layout, row, found.start).unwrap_or_default();
+            let label_words = words_of(&label);
+            let supported = !terms.hits(&label, &label_words).is_empty();
+            if year == grid.wanted(asked.year) { if supported { 1.0 } else { 0.0 } } else { -1.0 }
+        });
+        let heading = !asked.heading_of.is_empty() && {
+            let line = row.text.trim_start().to_lowercase();
+            asked.heading_of.iter().any(|id| {
+                line.strip_prefix(id.as_str())
+                    .is_some_and(|rest| rest.starts_with(char::is_whitespace) && rest.trim().len() > 1)
+            })
+        };
+        // Constraints in the evidence.
+        // The passage up to the row after the value: a table's title and
+        // column headers, the clause a sentence belongs to.
+        let mut evidence: Vec<String> = Vec::new();
+        for f in facts.iter().take((found.last_row + 2).min(rows.len())) {
+            evidence.push(f.folded.clone());
+        }
+        evidence.extend(labels.iter().map(|l| folded(&l.text)));
+        evidence.extend(page_head.iter().cloned());
+        if let Some(year) = statement_year {
+            evidence.push(year.to_string());
+        }
+        let missing: Vec<String> = asked
+            .constraints
+            .iter()
+            .filter(|c| !c.names_document && !answerable::found_in(c, &evidence))
+            .map(|c| c.text.clone())
+            .collect();
+        let row_chars = row.text.trim().chars().count().max(1);
+        let features = Features {
+            fit: found.fit,
+            cov_row,
+            cov_near,
+            cov_window,
+            cov_passage: 0.0,
+            cov_section: 0.0,
+            focus_near,
+            focus_in_value,
+            label_cov,
+            value_cell: f64::from(found_covers_row(row, &found)),
+            in_question,
+            rank: 1.0 / (1.0 + rank as f64),
+            repeat: 0.0,
+            constraints: 1.0,
+            cue_pos,
+            cue_neg,
+            currency: f64::from(found.currency_written),
+            currency_match: f64::from(matches!(
+                (&found.value, &asked.currency),
+                (AnswerValue::Amount(a), Some(want)) if a.currency.as_deref() == Some(want.as_str())
+            )),
+            statement: if asked.names_part || asked.year.is_some() {
+                statement_feature
+            } else {
+                statement_feature.min(0.0)
+            },
+            heading: f64::from(heading),
+            running: f64::from(self.stats.is_running(&own.folded)),
+            row_len: ((1.0 + len as f64).ln() / 60f64.ln()).min(1.0),
+            position: row.text[..found.start].chars().count() as f64 / row_chars as f64,
+            first_in_row: f64::from(n == 0),
+            bias_kind: f64::from(
+                matches!(
+                    asked.kind,
+                    Kind::Count | Kind::Percentage | Kind::Amount | Kind::Date | Kind::Duration | Kind::Boolean
+                ) || asked.kind.is_named(),
+            ),
+            ..Features::default()
+        };
+        // The label row cited with the value: the nearest one inside the
+        // passage, at most three lines away.
+        let label_row = labels
+            .iter()
+            .filter_map(|l| l.cite)
+            .filter(|id| id.abs_diff(row.line_id) <= 3)
+            .min_by_key(|id| id.abs_diff(row.line_id));
+        let last_line = rows[found.last_row].line_id;
+        Some(Candidate {
+            key: value_key(&found.value),
+            value: found.value,
+            text: found.text,
+            rank,
+            page: passage.page,
+            row: row.line_id,
+            last_row: last_line,
+            label_row,
+            start: found.start,
+            end: found.end,
+            features,
+            log_odds: 0.0,
+            probability: 0.0,
+            missing,
+            list: None,
+        })
+    }
+}
+
+/// Whether the value covers most of its row (a cell, a value alone).
+fn found_covers_row(row: &Line, found: &Found) -> bool {
+    let visible = row.text.chars().filter(|c| !c.is_whitespace()).count().max(1);
+    let value = row.text[found.start..found.end.min(row.text.len())].chars().filter(|c| !c.is_whitespace()).count();
+    value * 10 >= visible * 6
+}
+
+/// Reads `passages` (view passages, retrieval order) for one asked question.
+pub(crate) fn read(
+    asked: &Asked,
+    view: &ParsedDocument,
+    passages: &[Passage],
+    stats: &DocStats,
+    sequential: bool,
+) -> Reading {
+    let best_score = passages.iter().map(|p| p.score).fold(0.0, f64::max);
+    let reader = PassageReader { asked, view, stats, order: day_month_order(view), best_score };
+    let model = &*model::MODEL;
+    let group = asked.group();
+    let threshold = model.threshold(group);
+    let mut reading = Reading {
+        absent: asked
+            .constraints
+            .iter()
+            .filter(|c| !c.in_document && !c.names_document)
+            .map(|c| c.text.clone())
+            .collect(),
+        ..Reading::default()
+    };
+    // Every passage is read (a few milliseconds): the candidates compete
+    // across passages, and their features compare them with each other.
+    let _ = sequential;
+    let mut all: Vec<Candidate> = Vec::new();
+    for (rank, passage) in passages.iter().enumerate() {
+        reading.passages_read = rank + 1;
+        all.extend(reader.candidates(rank, passage));
+    }
+    // Agreement between rows: the same value elsewhere.
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &all {
+        *counts.entry(c.key.clone()).or_default() += 1;
+    }
+    for c in &mut all {
+        let others = counts.get(&c.key).copied().unwrap_or(1) - 1;
+        c.features.repeat = ((1.0 + others as f64).ln() / 4f64.ln()).min(1.0);
+    }
+    // The largest number among the candidates (a total is the largest).
+    let magnitude = |v: &AnswerValue| match v {
+        AnswerValue::Amount(a) => Some(a.value),
+        AnswerValue::Quantity(q) => Some(q.quantity),
+        _ => None,
+    };
+    let largest = all.iter().filter_map(|c| magnitude(&c.value)).fold(f64::NEG_INFINITY, f64::max);
+    for c in &mut all {
+        c.features.largest = f64::from(magnitude(&c.value).is_some_and(|v| v == largest));
+    }
+    let mut features: Vec<Features> = all.iter().map(|c| c.features).collect();
+    features::set_relative(&mut features);
+    for (c, f) in all.iter_mut().zip(features) {
+        c.features = f;
+        c.log_odds = model.log_odds(group, &c.features);
+        c.probability = 1.0 / (1.0 + (-c.log_odds).exp());
+    }
+    all.sort_by(|a, b| {
+        b.probability
+            .total_cmp(&a.probability)
+            .then(a.rank.cmp(&b.rank))
+            .then(a.row.cmp(&b.row))
+            .then(a.start.cmp(&b.start))
+    });
+    reading.candidates = all;
+    if !reading.absent.is_empty() {
+        reading.refusal = Some(format!(
+            "the document never mentions {}",
+            reading.absent.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(", ")
+        ));
+        return reading;
+    }
+    // The confidence of a candidate: its log-odds and its margin over the
+    // best other value with complete evidence.
+    let confidence_of = |i: usize, candidates: &[Candidate]| {
+        let c = &candidates[i];
+        let runner = candidates.iter().find(|o| o.missing.is_empty() && o.key != c.key).map(|o| o.log_odds);
+        model.confidence(group, c.log_odds, runner)
+    };
+    // A list question whose best evidence is a bulleted list (its
+    // introduction or one of its items) is answered by the whole list.
+    let top_list = reading
+        .candidates
+        .iter()
+        .position(|c| c.missing.is_empty())
+        .filter(|&i| reading.candidates[i].list.is_some() && asked.kind == Kind::Text);
+    if asked.shape == AnswerShape::Listing
+        && let Some(i) = top_list
+        && model.confidence(group, reading.candidates[i].log_odds, None) >= threshold
+    {
+        reading.chosen = vec![i];
+        reading.confidence = vec![model.confidence(group, reading.candidates[i].log_odds, None)];
+        reading.list = true;
+    } else if asked.shape == AnswerShape::Listing {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut chosen: Vec<(usize, f64)> = Vec::new();
+        for (i, c) in reading.candidates.iter().enumerate() {
+            if !c.missing.is_empty() || seen.contains(&c.key.as_str()) || chosen.len() >= MAX_LIST_ITEMS {
+                continue;
+            }
+            let confidence = model.confidence(group, c.log_odds, None);
+            if confidence >= threshold {
+                seen.push(&c.key);
+                chosen.push((i, confidence));
+            }
+        }
+        chosen.sort_by_key(|&(i, _)| (reading.candidates[i].row, reading.candidates[i].start));
+        reading.confidence = chosen.iter().map(|c| c.1).collect();
+        reading.chosen = chosen.into_iter().map(|c| c.0).collect();
+    } else if let Some(i) = reading.candidates.iter().position(|c| c.missing.is_empty()) {
+        let confidence = confidence_of(i, &reading.candidates);
+        if confidence >= threshold {
+            reading.chosen = vec![i];
+            reading.confidence = vec![confidence];
+        } else {
+            reading.refusal_confidence = Some(confidence);
+        }
+    }
+    if reading.chosen.is_empty() {
+        let describe = asked.kind.describe();
+        reading.refusal = Some(match reading.candidates.first() {
+            None => format!("no {describe} found in the {} passage(s) read", reading.passages_read),
+            Some(best) if !best.missing.is_empty() => {
+                let lacking = reading.candidates.iter().take(5).flat_map(|c| c.missing.iter()).fold(
+                    Vec::<&String>::new(),
+                    |mut v, m| {
+                        if !v.contains(&m) {
+                            v.push(m);
+                        }
+                        v
+                    },
+                );
+                format!(
+                    "no {describe} in the passages read comes with {} (best guess '{}' on p.{}, not given as the answer)",
+                    lacking.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", "),
+                    truncate(&best.text, 80),
+                    best.page
+                )
+            }
+            Some(best) => format!(
+                "no {describe} with enough support in the {} passage(s) read (best guess '{}' on p.{} at confidence {:.2}, under the {:.2} needed)",
+                reading.passages_read,
+                truncate(&best.text, 80),
+                best.page,
+                reading.refusal_confidence.unwrap_or(best.probability),
+                threshold
+            ),
+        });
+    }
+    reading
+}
+
+fn truncate(text: &str, n: usize) -> String {
+    docintel_schema::text::truncate_chars(text.trim(), n)
+}
+
+/// The view of `document` cut at the passages' bounds, and the passages in
+/// view ids (see [`RowView::cut`]).
+pub(crate) fn view_of<'d>(document: &'d ParsedDocument, passages: &[Passage]) -> (RowView<'d>, Vec<Passage>) {
+    let cuts: std::collections::BTreeSet<u32> =
+        passages.iter().flat_map(|p| [p.line_start, p.line_end.saturating_add(1)]).collect();
+    let rows = RowView::cut(document, &cuts);
+    let in_view: Vec<Passage> = passages.iter().map(|p| rows.passage_to_view(p)).collect();
+    (rows, in_view)
+}

@@ -1,0 +1,150 @@
+//! What the reader needs from the whole document, computed once per
+//! document and kept for every question asked of it: each page's words (for
+//! how rare a question term is, and whether a constraint is printed at all)
+//! and the running headers and footers (the same short line on several
+//! pages, never an answer).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use docintel_schema::ParsedDocument;
+
+use super::evidence::words_of;
+
+/// A line repeated on at least this many pages is a running header/footer.
+const RUNNING_MIN_PAGES: usize = 3;
+/// A running header or footer is at most this many characters.
+const RUNNING_MAX_CHARS: usize = 160;
+/// Documents kept in the cache (the most recent ones).
+const CACHE_DOCUMENTS: usize = 8;
+
+/// Recent documents' facts, by fingerprint.
+type Cache = Mutex<Vec<(u64, Arc<DocStats>)>>;
+
+/// Per-document facts.
+#[derive(Debug)]
+pub(crate) struct DocStats {
+    /// Pages of the document (with at least one line).
+    pub(crate) n_pages: usize,
+    /// For each word, the pages it is on.
+    pages_of: HashMap<String, BTreeSet<u32>>,
+    /// The folded text of each page, words joined by one space, with a
+    /// space at both ends (phrase look-ups).
+    page_text: Vec<(u32, String)>,
+    /// Folded texts of the running lines.
+    running: HashSet<String>,
+}
+
+impl DocStats {
+    fn new(document: &ParsedDocument) -> DocStats {
+        let mut pages_of: HashMap<String, BTreeSet<u32>> = HashMap::new();
+        let mut page_text: Vec<(u32, String)> = Vec::new();
+        let mut line_pages: HashMap<String, BTreeSet<u32>> = HashMap::new();
+        for line in &document.lines {
+            let words = words_of(&line.text);
+            if page_text.last().is_none_or(|(p, _)| *p != line.page) {
+                page_text.push((line.page, " ".to_owned()));
+            }
+            let text = &mut page_text.last_mut().expect("pushed").1;
+            for w in &words {
+                text.push_str(&w.norm);
+                text.push(' ');
+                pages_of.entry(w.norm.clone()).or_default().insert(line.page);
+            }
+            let trimmed = line.text.trim();
+            if trimmed.chars().count() >= 4 && trimmed.chars().count() <= RUNNING_MAX_CHARS && !words.is_empty() {
+                let key: Vec<&str> = words.iter().map(|w| w.norm.as_str()).collect();
+                line_pages.entry(key.join(" ")).or_default().insert(line.page);
+            }
+        }
+        let running = line_pages.into_iter().filter(|(_, p)| p.len() >= RUNNING_MIN_PAGES).map(|(k, _)| k).collect();
+        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running }
+    }
+
+    /// The document's facts, from the cache when it was seen before.
+    pub(crate) fn of(document: &ParsedDocument) -> Arc<DocStats> {
+        static CACHE: LazyLock<Cache> = LazyLock::new(|| Mutex::new(Vec::new()));
+        let key = fingerprint(document);
+        if let Some((_, stats)) = CACHE.lock().expect("stats cache").iter().find(|(k, _)| *k == key) {
+            return Arc::clone(stats);
+        }
+        let stats = Arc::new(DocStats::new(document));
+        let mut cache = CACHE.lock().expect("stats cache");
+        cache.retain(|(k, _)| *k != key);
+        cache.push((key, Arc::clone(&stats)));
+        if cache.len() > CACHE_DOCUMENTS {
+            cache.remove(0);
+        }
+        stats
+    }
+
+    /// On how many pages a (folded) word is.
+    pub(crate) fn page_count(&self, word: &str) -> usize {
+        self.pages_of.get(word).map_or(0, BTreeSet::len)
+    }
+
+    /// The pages holding a (folded, space-joined) phrase.
+    pub(crate) fn pages_with(&self, phrase: &str) -> Vec<u32> {
+        if phrase.is_empty() {
+            return Vec::new();
+        }
+        let needle = format!(" {phrase} ");
+        self.page_text.iter().filter(|(_, t)| t.contains(&needle)).map(|(p, _)| *p).collect()
+    }
+
+    /// The pages holding a run of words whose initials spell `acronym`
+    /// (folded: `ncd` → "no claim discount"), short joining words skipped.
+    pub(crate) fn pages_spelling(&self, acronym: &str) -> Vec<u32> {
+        let letters: Vec<char> = acronym.chars().collect();
+        let skip = |w: &str| matches!(w, "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
+        self.page_text
+            .iter()
+            .filter(|(_, text)| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                (0..words.len()).any(|start| {
+                    let mut k = 0;
+                    for w in &words[start..] {
+                        if k == letters.len() {
+                            break;
+                        }
+                        if k > 0 && skip(w) {
+                            continue;
+                        }
+                        if w.starts_with(letters[k]) {
+                            k += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    k == letters.len()
+                })
+            })
+            .map(|(p, _)| *p)
+            .collect()
+    }
+
+    /// Whether a line (its folded words) is a running header or footer.
+    pub(crate) fn is_running(&self, folded: &str) -> bool {
+        self.running.contains(folded)
+    }
+}
+
+/// Source, line count, and a hash of every line's text: a changed document
+/// never reads another's facts.
+fn fingerprint(document: &ParsedDocument) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0100_0000_01b3;
+    let mut hash = OFFSET;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            hash = (hash ^ u64::from(*b)).wrapping_mul(PRIME);
+        }
+    };
+    feed(document.source.as_bytes());
+    feed(&(document.lines.len() as u64).to_le_bytes());
+    for line in &document.lines {
+        feed(line.text.as_bytes());
+        feed(&line.page.to_le_bytes());
+    }
+    hash
+}

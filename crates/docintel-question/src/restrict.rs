@@ -1,0 +1,274 @@
+//! What a question restricts its answer to: the named entities, periods and
+//! qualifiers its wording carries ("Antarctica", "fiscal 2019", "Plan B",
+//! "English-to-Japanese"). The reader only answers from evidence that
+//! carries each of them (or from a document they name as a whole); a
+//! missing one is named in the refusal.
+//!
+//! Found by the form of the words, never by a list of expected entities:
+//! - years (`2019`, `FY2019` → `2019`);
+//! - quoted phrases (`'Hospital'`);
+//! - runs of capitalised words or acronyms (`Chief Marketing Officer`,
+//!   `United States`, `BLEU`), joined over `of`/`and`/`&`/`de` between two
+//!   capitalised words, with a short code after them (`Plan B`, `iOS 7`,
+//!   `Zone V`), the owner of a possessive (`Nike's` → `Nike`), and the
+//!   capitalised parts of a hyphenated compound (`English-to-Japanese` →
+//!   `English`, `Japanese`);
+//! - not the question's first word (unless an acronym or an owner), not a
+//!   question word, month or weekday, and nothing at all from capitals when
+//!   the question is written in title case or capitals (then only years and
+//!   quotes).
+
+use crate::lexicon::{Token, is_stop};
+
+const MONTHS_AND_DAYS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+];
+
+/// Legal forms: part of a name, never a constraint alone.
+const LEGAL_FORMS: &[&str] =
+    &["inc", "corp", "co", "llc", "ltd", "plc", "gmbh", "ag", "sa", "sas", "bv", "nv", "llp", "lp", "pvt", "limited"];
+
+/// Joining words allowed inside a run of capitalised words.
+const JOINERS: &[&str] = &["of", "and", "&", "de", "du", "des", "la", "le", "van", "von", "der", "for"];
+
+fn is_capitalised(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+}
+
+fn is_acronym(word: &str) -> bool {
+    let upper = word.chars().filter(|c| c.is_uppercase()).count();
+    upper >= 2 && word.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '&')
+}
+
+/// A short code after a name (`B` in `Plan B`, `7` in `iOS 7`, `3` in `Q3`).
+fn is_code(word: &str) -> bool {
+    let n = word.chars().count();
+    (1..=3).contains(&n) && word.chars().all(|c| c.is_ascii_digit() || c.is_uppercase())
+}
+
+/// A word written like a name: capitalised, an acronym, or with a capital
+/// inside (`iOS`, `3M`, `eBay`).
+fn is_name_like(word: &str) -> bool {
+    is_capitalised(word) || is_acronym(word) || word.chars().skip(1).any(char::is_uppercase)
+}
+
+fn year_of(word: &str) -> Option<String> {
+    let lower = word.to_lowercase();
+    let digits = lower.strip_prefix("fy").unwrap_or(&lower);
+    (digits.len() == 4 && digits.starts_with(['1', '2']) && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.to_owned())
+        .filter(|y| ("1900".."2100").contains(&y.as_str()))
+}
+
+/// Quoted phrases of at most five words.
+fn quoted(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [('"', '"'), ('“', '”'), ('‘', '’'), ('«', '»'), ('\'', '\'')] {
+        let mut rest = text;
+        while let Some(a) = rest.find(open) {
+            // An apostrophe inside a word ("Nike's") opens nothing.
+            let before = rest[..a].chars().next_back();
+            let after = &rest[a + open.len_utf8()..];
+            if open == '\'' && before.is_some_and(char::is_alphanumeric) {
+                rest = after;
+                continue;
+            }
+            let Some(b) = after.find(close) else { break };
+            let inner = after[..b].trim();
+            if !inner.is_empty() && inner.split_whitespace().count() <= 5 && !out.contains(&inner.to_owned()) {
+                out.push(inner.to_owned());
+            }
+            rest = &after[b + close.len_utf8()..];
+        }
+    }
+    out
+}
+
+/// The constraints of a question (see the module docs), in question order,
+/// each once.
+pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let push = |c: String, out: &mut Vec<String>| {
+        let c = c.trim().to_owned();
+        // A single letter, a period reference ("Q2", "FY", "H1", "FY21")
+        // or a title-cased phrase of four words or more restricts nothing
+        // reliably.
+        let period_ref = {
+            let lower = c.to_lowercase();
+            lower == "fy"
+                || (lower.len() <= 4
+                    && (lower.starts_with('q') || lower.starts_with('h') || lower.starts_with("fy"))
+                    && lower.chars().skip(1).any(|ch| ch.is_ascii_digit())
+                    && lower.chars().filter(|ch| ch.is_alphabetic()).count() <= 2)
+        };
+        let long = c.split_whitespace().count() >= 4;
+        if c.chars().count() > 1 && !period_ref && !long && !out.iter().any(|x| x.eq_ignore_ascii_case(&c)) {
+            out.push(c);
+        }
+    };
+    for q in quoted(text) {
+        push(q, &mut out);
+    }
+    // Title case or capitals: function words after the first are
+    // capitalised too, so capitals say nothing.
+    let function: Vec<&Token<'_>> =
+        tokens.iter().skip(1).filter(|t| is_stop(&t.lower(), language) && t.text.len() > 1).collect();
+    let capital_function = function.iter().filter(|t| is_capitalised(t.text)).count();
+    let title_case = capital_function >= 2 && capital_function * 2 >= function.len();
+    // German capitalises every noun: capitals say nothing there either.
+    let nouns_capitalised = language == Some("de");
+    // A word after a sentence end inside the question ("... Return an
+    // integer") is capitalised for the sentence, not as a name.
+    let sentence_start = |i: usize| i == 0 || text[..tokens[i].start].trim_end().ends_with(['.', '?', '!', ':']);
+    let possessive = |i: usize| {
+        tokens.get(i + 1).is_some_and(|n| n.text == "s")
+            && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’'])
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        let word = tokens[i].text;
+        if let Some(year) = year_of(word) {
+            push(year, &mut out);
+            i += 1;
+            continue;
+        }
+        let lower = word.to_lowercase();
+        let coded = is_acronym(word) || word.chars().any(|c| c.is_ascii_digit());
+        let starts = is_name_like(word)
+            && !title_case
+            && (!nouns_capitalised || coded)
+            && !MONTHS_AND_DAYS.contains(&lower.as_str())
+            && !LEGAL_FORMS.contains(&lower.trim_end_matches('.'))
+            && (!is_stop(&lower, language) || is_acronym(word))
+            && (!sentence_start(i) || is_acronym(word) || possessive(i));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        // A hyphenated word stands alone: its capitalised parts
+        // ("English-to-Japanese", "BTW-nummer").
+        if word.contains('-') {
+            for part in word.split('-').filter(|p| is_name_like(p) && p.chars().count() > 1) {
+                if !LEGAL_FORMS.contains(&part.to_lowercase().as_str()) {
+                    push(part.to_owned(), &mut out);
+                }
+            }
+            i += if possessive(i) { 2 } else { 1 };
+            continue;
+        }
+        // A run of capitalised words, with joiners between two of them.
+        let mut end = i + 1;
+        loop {
+            if end < tokens.len() && possessive(end - 1) {
+                break;
+            }
+            let gap_ok = |a: usize, b: usize| text[tokens[a].end..tokens[b].start].chars().all(char::is_whitespace);
+            let joinable = |k: usize| {
+                is_capitalised(tokens[k].text)
+                    && !tokens[k].text.contains('-')
+                    && year_of(tokens[k].text).is_none()
+                    && !LEGAL_FORMS.contains(&tokens[k].lower().trim_end_matches('.'))
+            };
+            if end < tokens.len() && gap_ok(end - 1, end) && joinable(end) {
+                end += 1;
+            } else if end + 1 < tokens.len()
+                && JOINERS.contains(&tokens[end].lower().as_str())
+                && gap_ok(end - 1, end)
+                && gap_ok(end, end + 1)
+                && joinable(end + 1)
+            {
+                end += 2;
+            } else if end < tokens.len()
+                && gap_ok(end - 1, end)
+                && is_code(tokens[end].text)
+                && year_of(tokens[end].text).is_none()
+            {
+                end += 1;
+                break;
+            } else {
+                break;
+            }
+        }
+        let run = &text[tokens[i].start..tokens[end - 1].end];
+        push(run.to_owned(), &mut out);
+        i = if possessive(end - 1) { end + 1 } else { end };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::tokenize;
+
+    fn check(question: &str, expect: &[&str]) {
+        let tokens = tokenize(question);
+        assert_eq!(constraints(question, &tokens, Some("en")), expect, "{question}");
+    }
+
+    #[test]
+    fn entities_periods_and_qualifiers() {
+        check("How much revenue did Nike make in Antarctica in fiscal 2019?", &["Nike", "Antarctica", "2019"]);
+        check(
+            "What BLEU score does the Transformer reach on English-to-Japanese translation?",
+            &["BLEU", "Transformer", "English", "Japanese"],
+        );
+        check("What is the name of Nike's chief executive officer?", &["Nike"]);
+        check("Who is Verizon's Chief Marketing Officer?", &["Verizon", "Chief Marketing Officer"]);
+        check("What are the room rent limits for Plan B?", &["Plan B"]);
+        check("Is vietnam's adoption rate of iOS 7 higher than the global average?", &["iOS 7"]);
+        check("What was the FY2018 capital expenditure of 3M?", &["2018", "3M"]);
+        check("How does the policy define a 'Hospital'?", &["Hospital"]);
+        check("How many people did Adobe employ as of December 2, 2022?", &["Adobe", "2022"]);
+        check("What is the total amount?", &[]);
+        check("What Is The Total Amount Due For Acme?", &[]);
+        check("Which university did the candidate attend?", &[]);
+        check("In which city is the service provider, Amazon Web Services, Inc., located?", &["Amazon Web Services"]);
+        check("Wat is het BTW-nummer van Coolblue?", &["BTW", "Coolblue"]);
+        check("How many grams of coffee fit? Return me an integer.", &[]);
+        check("What was the Q2 revenue in FY21 in Table E?", &["Table E"]);
+        check("What is the Highest EBITDAR Contribution for MGM this year?", &[]);
+    }
+}
