@@ -189,8 +189,31 @@ fn span_of(c: &Candidate, rows: &RowView<'_>, view: &ParsedDocument, passages: &
     Span { line_start: start.max(passage.line_start), line_end: end.min(passage.line_end), page: c.page, quote }
 }
 
+/// An answer item: the value with its citation. A label a few lines away
+/// from its value (a header row over a value row) is cited as a span of
+/// its own, so the auditor reads "Booking ID" and "IBZY2087", not the lines
+/// between.
 fn item_of(c: &Candidate, rows: &RowView<'_>, view: &ParsedDocument, passages: &[Passage]) -> Item<AnswerValue> {
-    Item { value: c.value.clone(), text: Some(c.text.trim().to_owned()), spans: vec![span_of(c, rows, view, passages)] }
+    let mut spans = vec![span_of(c, rows, view, passages)];
+    if let Some(label) = c.label_row
+        && label + 1 != c.row
+        && label != c.last_row + 1
+        && let Some(line) = view.line(label)
+    {
+        let passage = &passages[c.rank];
+        let (start, end) = rows.to_document(label, label);
+        let (vstart, vend) = rows.to_document(c.row, c.last_row);
+        let label_span = Span {
+            line_start: start.max(passage.line_start),
+            line_end: end.min(passage.line_end),
+            page: c.page,
+            quote: quote_window(&line.text, 0, line.text.len()),
+        };
+        spans[0].line_start = vstart.max(passage.line_start);
+        spans[0].line_end = vend.min(passage.line_end);
+        spans = if label < c.row { vec![label_span, spans.remove(0)] } else { vec![spans.remove(0), label_span] };
+    }
+    Item { value: c.value.clone(), text: Some(c.text.trim().to_owned()), spans }
 }
 
 fn round2(x: f64) -> f64 {

@@ -592,6 +592,31 @@ impl PassageReader<'_> {
             }
         }
         let focus_near = if focus_d.is_finite() { (-focus_d / 3.0).exp() } else { 0.0 };
+        // The whole focus phrase, its words in a row ("chief executive
+        // officer", not "chief financial officer"): on the value's row (by
+        // distance), else on the rows around it or in its labels.
+        let phrase_at = |words: &[Word]| -> Vec<usize> {
+            let f = &asked.focus;
+            if f.len() < 2 || words.len() < f.len() {
+                return Vec::new();
+            }
+            (0..=words.len() - f.len())
+                .filter(|&at| f.iter().enumerate().all(|(k, t)| word_matches(&words[at + k].norm, t)))
+                .collect()
+        };
+        let mut phrase_d = phrase_at(&own.words)
+            .into_iter()
+            .map(|at| if at < first { (first - at) as f64 } else { at.saturating_sub(last) as f64 + 1.0 })
+            .fold(f64::INFINITY, f64::min);
+        if phrase_d.is_infinite() {
+            let around = (i > 0 && !phrase_at(&facts[i - 1].words).is_empty())
+                || (next_index < rows.len() && !phrase_at(&facts[next_index].words).is_empty())
+                || labels.iter().any(|l| !phrase_at(&l.words).is_empty());
+            if around {
+                phrase_d = 3.0;
+            }
+        }
+        let focus_phrase = if phrase_d.is_finite() { (-phrase_d / 3.0).exp() } else { 0.0 };
         let in_question = if value_words.is_empty()
             || matches!(asked.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue)
         {
@@ -658,6 +683,7 @@ impl PassageReader<'_> {
             cov_passage: 0.0,
             cov_section: 0.0,
             focus_near,
+            focus_phrase,
             focus_in_value,
             label_cov,
             value_cell: f64::from(found_covers_row(row, &found)),
