@@ -776,3 +776,59 @@ fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
     assert!(stderr.contains("total.schema.json") && stderr.contains("needs a model"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A PDF with `objects` numbered from 1 (1 is the catalog), as the hostile-input probe wrote them.
+fn raw_pdf(objects: &[&str]) -> Vec<u8> {
+    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
+    );
+    out
+}
+
+#[test]
+fn a_corpus_with_a_page_tree_bomb_still_answers_from_the_good_files() {
+    let corpus = temp_dir("corpus-bomb");
+    std::fs::copy(fixture("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
+    // sibling_count_abort.pdf: a /Pages kid claiming 2^32 pages aborted the whole run (134).
+    let text = "BT /F1 12 Tf 72 720 Td (Meeting notes) Tj ET";
+    let page = |parent: u32| {
+        format!(
+            "<< /Type /Page /Parent {parent} 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
+        )
+    };
+    let bomb = raw_pdf(&[
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [6 0 R 7 0 R] /Count 2 >>",
+        &page(6),
+        &format!("<< /Length {} >>\nstream\n{text}\nendstream", text.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        "<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Pages /Parent 2 0 R /Kids [8 0 R] /Count 4294967296 >>",
+        &page(7),
+    ]);
+    std::fs::write(corpus.join("bomb.pdf"), bomb).unwrap();
+    let out = docintel(&[
+        "ask",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "What is the total amount of the Amazon Web Services invoice?",
+        "--json",
+        "--no-trace",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert!(value["document"].as_str().unwrap().ends_with("AmazonWebServices.pdf"), "{}", value["document"]);
+    assert_eq!(value["_meta"]["corpus"]["lines_shown"].as_array().unwrap().len(), 2, "{:#}", value["_meta"]);
+    std::fs::remove_dir_all(&corpus).unwrap();
+}

@@ -60,6 +60,7 @@ mod highlight;
 mod lang;
 mod objects;
 mod output;
+mod page_tree;
 mod repair;
 mod shared_pages;
 mod tables;
@@ -194,17 +195,24 @@ pub fn parse_pdf_bytes_with_options(
     }
     let (doc, load_notes) = encrypt::load(name, bytes, options)?;
 
-    let pages: Vec<(u32, ObjectId)> = match catch_unwind(AssertUnwindSafe(|| doc.get_pages())) {
-        Ok(map) => map.into_iter().collect(),
+    // Our own walk, not lopdf's `get_pages` (see `page_tree`: no capacity from `/Count`, no
+    // recursion, a node budget).
+    let tree = match catch_unwind(AssertUnwindSafe(|| page_tree::walk(&doc))) {
+        Ok(tree) => tree,
         Err(panic) => {
             return Err(ParseError::Malformed { path, reason: format!("page tree: {}", panic_message(&panic)) });
         }
     };
-    if pages.is_empty() {
-        return Err(ParseError::NoReadablePage { path, reason: "the page tree is empty".into() });
+    if tree.pages.is_empty() {
+        let reason = tree.note().map_or_else(|| "the page tree is empty".into(), |n| format!("no page found ({n})"));
+        return Err(ParseError::NoReadablePage { path, reason });
     }
-
     let mut diagnostics = load_notes;
+    if let Some(note) = tree.note() {
+        diagnostics.push(Diagnostic { severity: Severity::Warning, page: None, message: note });
+    }
+    let pages: Vec<(u32, ObjectId)> = tree.pages.iter().enumerate().map(|(i, &id)| ((i + 1) as u32, id)).collect();
+
     let mut lines: Vec<Line> = Vec::new();
     let mut page_infos: Vec<PageInfo> = Vec::with_capacity(pages.len());
     let mut first_failure: Option<String> = None;

@@ -63,6 +63,27 @@ pub(crate) fn visible_box(doc: &Document, page_id: ObjectId) -> Option<[f32; 4]>
     (b[0] < b[2] && b[1] < b[3]).then_some(b).or(Some(media))
 }
 
+/// The `/Resources` dictionaries of a page and of its page tree ancestors, nearest first
+/// (at most [`MAX_INHERIT_DEPTH`] levels up; a dictionary met twice is listed once).
+pub(crate) fn page_resources(doc: &Document, page_id: ObjectId) -> Vec<&Dictionary> {
+    let mut out: Vec<&Dictionary> = Vec::new();
+    let mut dict = doc.get_dictionary(page_id).ok();
+    let mut depth = 0;
+    while let Some(d) = dict {
+        if let Some(r) = d.get(b"Resources").ok().and_then(|r| as_dict(doc, r))
+            && !out.iter().any(|seen| std::ptr::eq(*seen, r))
+        {
+            out.push(r);
+        }
+        depth += 1;
+        if depth > MAX_INHERIT_DEPTH {
+            break;
+        }
+        dict = d.get(b"Parent").ok().and_then(|p| as_dict(doc, p));
+    }
+    out
+}
+
 /// A rectangle attribute of a page (`/MediaBox`, `/CropBox`), inherited.
 fn inherited_box(doc: &Document, page_id: ObjectId, key: &[u8]) -> Option<[f32; 4]> {
     let mut dict = doc.get_dictionary(page_id).ok();

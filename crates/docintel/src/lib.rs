@@ -773,9 +773,14 @@ pub fn load_corpus(
     let mut corpus = Corpus { folder: dir.to_owned(), ..Corpus::default() };
     let parse_options = parse_options(options);
     for (i, path) in files.iter().enumerate() {
-        match parse_file_with_options(path, &parse_options) {
-            Ok(document) => corpus.documents.push((path.clone(), document)),
-            Err(error) => corpus.unreadable.push(error.to_string()),
+        // One bad file never ends the corpus: an error or a panic (the parser should never
+        // panic; this is the second wall) leaves it out, named in `unreadable`.
+        let parsed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_file_with_options(path, &parse_options)));
+        match parsed {
+            Ok(Ok(document)) => corpus.documents.push((path.clone(), document)),
+            Ok(Err(error)) => corpus.unreadable.push(error.to_string()),
+            Err(_) => corpus.unreadable.push(format!("{}: the parser panicked on this file", path.display())),
         }
         progress(i + 1, files.len(), path);
     }

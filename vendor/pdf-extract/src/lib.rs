@@ -2510,16 +2510,22 @@ pub fn extract_text_from_mem_by_pages_encrypted(buffer: &[u8], password: &str) -
 }
 
 
+// docintel: iterative and bounded (upstream recursed up `/Parent` without a
+// limit: a `/Parent` cycle or a very deep page tree overflowed the stack).
+const INHERIT_DEPTH_LIMIT: usize = 64;
+
 fn get_inherited<'a, T: FromObj<'a>>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<T> {
-    let o: Option<T> = get(doc, dict, key);
-    if let Some(o) = o {
-        Some(o)
-    } else {
-        let parent = dict.get(b"Parent")
+    let mut dict = dict;
+    for _ in 0..=INHERIT_DEPTH_LIMIT {
+        let o: Option<T> = get(doc, dict, key);
+        if o.is_some() {
+            return o;
+        }
+        dict = dict.get(b"Parent")
             .and_then(|parent| parent.as_reference())
             .and_then(|id| doc.get_dictionary(id)).ok()?;
-        get_inherited(doc, parent, key)
     }
+    None
 }
 
 pub fn output_doc_encrypted(
