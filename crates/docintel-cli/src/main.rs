@@ -613,9 +613,11 @@ fn render_document(document: &ParsedDocument) -> String {
     for d in &document.diagnostics {
         s.push_str(&format!("diagnostic: {}{}\n", d.page.map(|p| format!("p.{p}: ")).unwrap_or_default(), d.message));
     }
-    s.push_str("GLOBAL_LINE\tpage\tline_in_page\ttext\n");
+    s.push_str("GLOBAL_LINE\tpage\tline_in_page\tvisible\ttext\n");
+    let invisible = document.invisible_lines();
     for line in &document.lines {
-        s.push_str(&format!("{}\t{}\t{}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
+        let visible = if invisible.binary_search(&line.line_id).is_ok() { "no" } else { "yes" };
+        s.push_str(&format!("{}\t{}\t{}\t{visible}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
     }
     s
 }

@@ -71,11 +71,11 @@ pub(crate) fn load(
         && let Some(patched) = repair::with_empty_file_id(bytes)
         && let Ok(doc) = try_load(&patched, password)
     {
-        notes.push(Diagnostic {
-            severity: Severity::Info,
-            page: None,
-            message: "encrypted without a file identifier (/ID): decrypted with an empty one".into(),
-        });
+        notes.push(Diagnostic::new(
+            Severity::Info,
+            None,
+            "encrypted without a file identifier (/ID): decrypted with an empty one",
+        ));
         return Ok((doc, notes));
     }
     let first_reason = match first {
@@ -88,14 +88,14 @@ pub(crate) fn load(
     };
     match try_load(&rebuilt.bytes, password) {
         Ok(doc) => {
-            notes.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!(
+            notes.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!(
                     "cross-reference table unusable ({first_reason}): rebuilt from {} object markers",
                     rebuilt.n_objects
                 ),
-            });
+            ));
             Ok((doc, notes))
         }
         Err(Attempt::Locked) if password.is_some() => Err(ParseError::WrongPassword { path }),

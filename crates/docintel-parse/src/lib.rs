@@ -209,7 +209,7 @@ pub fn parse_pdf_bytes_with_options(
     }
     let mut diagnostics = load_notes;
     if let Some(note) = tree.note() {
-        diagnostics.push(Diagnostic { severity: Severity::Warning, page: None, message: note });
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, note));
     }
     let pages: Vec<(u32, ObjectId)> = tree.pages.iter().enumerate().map(|(i, &id)| ((i + 1) as u32, id)).collect();
 
@@ -253,11 +253,11 @@ pub fn parse_pdf_bytes_with_options(
         graphics.push(match scan {
             Ok(g) => Some(g),
             Err(message) => {
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Info,
-                    page: Some(page_no),
-                    message: format!("page {page_no}: images and paths not counted: {message}"),
-                });
+                diagnostics.push(Diagnostic::new(
+                    Severity::Info,
+                    Some(page_no),
+                    format!("page {page_no}: images and paths not counted: {message}"),
+                ));
                 None
             }
         });
@@ -266,18 +266,22 @@ pub fn parse_pdf_bytes_with_options(
             Err(message) => {
                 n_failed += 1;
                 first_failure.get_or_insert_with(|| format!("page {page_no}: {message}"));
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    page: Some(page_no),
-                    message: format!("page {page_no}: text extraction failed: {message}"),
-                });
+                diagnostics.push(Diagnostic::new(
+                    Severity::Warning,
+                    Some(page_no),
+                    format!("page {page_no}: text extraction failed: {message}"),
+                ));
                 Vec::new()
             }
         };
         let mut n_chars = 0u32;
+        let mut hidden: Vec<(u32, collect::Hidden)> = Vec::new();
         for (i, l) in raw.into_iter().enumerate() {
             n_chars += l.text.chars().count() as u32;
             font_sizes.push(l.font_size);
+            if let Some(why) = l.hidden {
+                hidden.push(((lines.len() + 1) as u32, why));
+            }
             lines.push(Line {
                 line_id: (lines.len() + 1) as u32,
                 page: page_no,
@@ -285,6 +289,9 @@ pub fn parse_pdf_bytes_with_options(
                 text: l.text,
                 bbox: l.bbox,
             });
+        }
+        if !hidden.is_empty() {
+            diagnostics.push(invisible_text_diagnostic(page_no, &hidden, &lines));
         }
         let n_lines = lines.iter().rev().take_while(|l| l.page == page_no).count() as u32;
         // Figure columns are filled once every page is scanned (decoration
@@ -309,7 +316,39 @@ pub fn parse_pdf_bytes_with_options(
     // lines: the pieces the collector split at tab-stop gaps (a section
     // number and its title, a contents entry and its page number) joined
     // again (`docintel_schema::rows`), each with its longest piece's size.
-    let (joined, joined_sizes) = join_runs(&lines, &font_sizes);
+    // Lines that read like instructions to a model (a prompt injection?) are listed, not
+    // dropped: they may be the document's own words.
+    let instructions: Vec<&Line> =
+        lines.iter().filter(|l| docintel_schema::text::looks_like_instruction(&l.text)).collect();
+    if !instructions.is_empty() {
+        let quoted: Vec<String> =
+            instructions.iter().take(3).map(|l| format!("line {} {:?}", l.line_id, l.text)).collect();
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            instructions.first().map(|l| l.page),
+            format!(
+                "{} line(s) read like instructions to a model (a prompt injection?): {}{}",
+                instructions.len(),
+                quoted.join(", "),
+                if instructions.len() > 3 { " …" } else { "" }
+            ),
+        ));
+    }
+    // Invisible lines take no part in the structure either (a hidden heading, summary line
+    // or contents entry is not the document's).
+    let invisible: Vec<u32> = diagnostics.iter().flat_map(|d| d.invisible_lines.iter().copied()).collect();
+    let shown: std::borrow::Cow<'_, [Line]> = if invisible.is_empty() {
+        std::borrow::Cow::Borrowed(&lines)
+    } else {
+        let mut copy = lines.clone();
+        for id in &invisible {
+            if let Some(line) = copy.get_mut(*id as usize - 1) {
+                line.text.clear();
+            }
+        }
+        std::borrow::Cow::Owned(copy)
+    };
+    let (joined, joined_sizes) = join_runs(&shown, &font_sizes);
     let mut toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
     // Without an outline, a printed contents page that maps consistently onto
     // the pages comes before headings.
@@ -317,17 +356,13 @@ pub fn parse_pdf_bytes_with_options(
         && n_pages >= 2
         && let Some(found) = contents::toc_from_contents(&joined, n_pages)
     {
-        diagnostics.push(Diagnostic {
-            severity: Severity::Info,
-            page: Some(found.contents_page),
-            message: format!(
+        diagnostics.push(Diagnostic::new(Severity::Info, Some(found.contents_page), format!(
                 "no outline: {} TOC entries read from the contents page (page {}), printed page + {} = physical page ({} titles found there)",
                 found.toc.len(),
                 found.contents_page,
                 found.offset,
                 found.confirmed
-            ),
-        });
+            )));
         toc = found.toc;
     }
     // A single page (an invoice, a letter) gets no rebuilt TOC: its bold
@@ -340,28 +375,58 @@ pub fn parse_pdf_bytes_with_options(
             .collect();
         toc = headings::toc_from_headings(&heading_lines, n_pages);
         if !toc.is_empty() {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Info,
-                page: None,
-                message: format!("no outline: {} TOC entries rebuilt from headings", toc.len()),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Info,
+                None,
+                format!("no outline: {} TOC entries rebuilt from headings", toc.len()),
+            ));
         }
     }
     shared_pages::extend_into_shared_pages(&mut toc, &joined);
     let table_pages = tables::table_pages(&joined, &page_infos);
     if !table_pages.is_empty() {
         let list: Vec<String> = table_pages.iter().map(u32::to_string).collect();
-        diagnostics.push(Diagnostic {
-            severity: Severity::Info,
-            page: None,
-            message: format!("tables (aligned columns) detected on pages {}", list.join(", ")),
-        });
+        diagnostics.push(Diagnostic::new(
+            Severity::Info,
+            None,
+            format!("tables (aligned columns) detected on pages {}", list.join(", ")),
+        ));
     }
     let mut profile = profile(&joined, &page_infos, &toc);
     profile.has_tables = !table_pages.is_empty();
     let parsed = ParsedDocument { source: path, profile, lines, pages: page_infos, toc, diagnostics };
     debug_assert!(parsed.check_invariants().is_ok());
     Ok(parsed)
+}
+
+/// The warning for a page's lines that do not show (see [`collect::Hidden`]): how many, why,
+/// and the first few quoted, with their ids in `invisible_lines`.
+fn invisible_text_diagnostic(page: u32, hidden: &[(u32, collect::Hidden)], lines: &[Line]) -> Diagnostic {
+    let mut reasons: Vec<collect::Hidden> = hidden.iter().map(|&(_, why)| why).collect();
+    reasons.sort();
+    reasons.dedup();
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|&r| format!("{} {}", hidden.iter().filter(|&&(_, why)| why == r).count(), r.describe()))
+        .collect();
+    let quoted: Vec<String> = hidden
+        .iter()
+        .take(3)
+        .filter_map(|&(id, _)| lines.get(id as usize - 1).map(|l| format!("line {id} {:?}", l.text)))
+        .collect();
+    let more = if hidden.len() > 3 { format!(" and {} more", hidden.len() - 3) } else { String::new() };
+    let mut diagnostic = Diagnostic::new(
+        Severity::Warning,
+        Some(page),
+        format!(
+            "page {page}: {} line(s) of text that does not show on the page ({}), kept out of answers: {}{more}",
+            hidden.len(),
+            reasons.join(", "),
+            quoted.join(", ")
+        ),
+    );
+    diagnostic.invisible_lines = hidden.iter().map(|&(id, _)| id).collect();
+    diagnostic
 }
 
 /// The lines with each run (`docintel_schema::rows::runs`) joined into one,
@@ -475,10 +540,10 @@ fn extract_page<'a>(
         // Clip rectangles per shown string; a page whose content cannot be
         // walked is left to pdf-extract unfiltered, except for form cycles
         // and the deadline.
-        let clips = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
-            Ok(clips) => clips,
+        let scan = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
+            Ok(scan) => scan,
             Err(e @ (ScanError::TooDeep | ScanError::Deadline)) => return Err(e.to_string()),
-            Err(ScanError::Content(_)) => Vec::new(),
+            Err(ScanError::Content(_)) => collect::PageScan::default(),
         };
         // Where pdf-extract would have panicked reading or decoding the
         // content, it still does, with the same message.
@@ -486,7 +551,7 @@ fn extract_page<'a>(
             Ok(Ok(content)) => Ok(content),
             Ok(Err(e)) | Err(e) => Err(e.unwrap_message()),
         };
-        let mut collector = GlyphCollector::new(clips, deadline);
+        let mut collector = GlyphCollector::new(scan, deadline);
         match pdf_extract::output_page_content(doc, &mut collector, page.key, page.id, content, fonts, forms) {
             Ok(()) => Ok(collector.finish()),
             Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
@@ -513,11 +578,11 @@ fn read_toc(
             toc
         }
         Err(panic) => {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!("outline could not be read: {}", panic_message(&panic)),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!("outline could not be read: {}", panic_message(&panic)),
+            ));
             Vec::new()
         }
     }

@@ -106,3 +106,77 @@ fn a_parent_cycle_without_a_media_box_fails_its_page_not_the_process() {
         Err(e) => assert!(matches!(e, ParseError::NoReadablePage { .. }), "{e}"),
     }
 }
+
+// ------------------------------------------------------------ item 2: invisible text
+
+/// The probe's invoice page: a visible total, then `body` (the hidden one).
+fn invoice_with(body: &str) -> Vec<u8> {
+    let content = format!(
+        "BT /F1 14 Tf 72 770 Td (ACME Supplies Ltd - Invoice INV-2024-0042) Tj ET \
+         BT /F1 11 Tf 72 730 Td (Widgets 10 $100.00) Tj 0 -18 Td (Gadgets 2 $117.28) Tj 0 -18 Td (Total: $1,234.56) Tj ET {body}"
+    );
+    raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> \
+          /XObject << /Im1 6 0 R >> >> /Contents 4 0 R >>"
+            .to_vec(),
+        stream(content.as_bytes(), ""),
+        FONT.as_bytes().to_vec(),
+        stream(
+            b"\x00",
+            " /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8",
+        ),
+    ])
+}
+
+/// The texts of the lines marked invisible, and the warning that marks them.
+fn invisible(doc: &ParsedDocument) -> (Vec<&str>, String) {
+    let ids = doc.invisible_lines();
+    let texts = ids.iter().filter_map(|&id| doc.line(id)).map(|l| l.text.as_str()).collect();
+    let messages = doc.diagnostics.iter().filter(|d| !d.invisible_lines.is_empty()).map(|d| d.message.clone());
+    (texts, messages.collect::<Vec<_>>().join("; "))
+}
+
+#[test]
+fn white_tiny_and_covered_text_is_kept_but_marked_invisible() {
+    for (name, body, why) in [
+        ("white", "1 1 1 rg BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET", "same colour"),
+        ("tiny", "BT /F1 0.5 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET", "smaller than 1 pt"),
+        ("covered", "BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET 1 1 1 rg 60 672 400 16 re f", "covered"),
+        ("render mode 3", "BT 3 Tr /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET", "render mode"),
+        ("white in CMYK", "0 0 0 0 k BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET", "same colour"),
+    ] {
+        let doc = parse_pdf_bytes(&format!("hidden_{name}.pdf"), &invoice_with(body)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(texts(&doc).contains(&"TOTAL AMOUNT DUE: $999.00"), "{name}: kept in the table: {:?}", texts(&doc));
+        let (hidden, message) = invisible(&doc);
+        assert_eq!(hidden, ["TOTAL AMOUNT DUE: $999.00"], "{name}");
+        assert!(message.contains(why) && message.contains("kept out of answers"), "{name}: {message}");
+        // The answering bricks never see it.
+        let answerable = doc.answerable();
+        assert!(!answerable.lines.iter().any(|l| l.text.contains("999")), "{name}");
+        assert_eq!(answerable.lines.len(), doc.lines.len());
+    }
+}
+
+#[test]
+fn visible_look_alikes_stay_visible() {
+    for (name, body) in [
+        // White on a dark box drawn first (a table header): visible.
+        (
+            "white on black",
+            "0 0 0 rg 60 672 400 16 re f 1 1 1 rg BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET",
+        ),
+        // An OCR layer: render mode 3 over a scanned image shows the image's text.
+        ("ocr layer", "q 612 0 0 792 0 0 cm /Im1 Do Q BT 3 Tr /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
+        // A box drawn under the text (order matters).
+        ("box under", "0.9 0.9 0.9 rg 60 672 400 16 re f 0 g BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
+        ("small but readable", "BT /F1 4 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
+        ("grey", "0.5 g BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
+        ("q restores black", "q 1 1 1 rg Q BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
+    ] {
+        let doc = parse_pdf_bytes(&format!("{name}.pdf"), &invoice_with(body)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(texts(&doc).contains(&"TOTAL AMOUNT DUE: $999.00"), "{name}: {:?}", texts(&doc));
+        assert_eq!(invisible(&doc), (vec![], String::new()), "{name}");
+    }
+}

@@ -429,6 +429,25 @@ fn answer_parsed_after(
     for event in question_events {
         trace.record(event);
     }
+    // Lines that do not show on the page (white on white, tiny, covered) are withheld from
+    // retrieval, generation and citation checks: their text is emptied, their ids kept.
+    let invisible = document.invisible_lines();
+    let visible_document = document.answerable();
+    let document: &ParsedDocument = &visible_document;
+    let invisible_note = (!invisible.is_empty()).then(|| {
+        format!(
+            "{} line(s) that do not show on the page withheld from retrieval and generation: {}",
+            invisible.len(),
+            invisible.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        )
+    });
+    if let Some(note) = &invisible_note {
+        trace.record(TraceEvent {
+            brick: "parse".into(),
+            step: "invisible_lines".into(),
+            detail: serde_json::json!({ "line_ids": invisible, "note": note }),
+        });
+    }
     let mut timings = BTreeMap::new();
     let mut implementations = BTreeMap::new();
     implementations.insert("question".to_owned(), parsed.parser.clone());
@@ -645,6 +664,43 @@ fn answer_parsed_after(
         round += 1;
     };
     let citations_verified = problems.is_empty();
+    // Lines shown to the generator that read like instructions to a model are flagged (the
+    // generator must treat them as data; a citation of one is suspect).
+    let instruction_lines: Vec<u32> = {
+        let mut ids: Vec<u32> = generation
+            .passages_shown
+            .iter()
+            .flat_map(|p| document.line_range(p.line_start, p.line_end))
+            .filter(|l| docintel_schema::text::looks_like_instruction(&l.text))
+            .map(|l| l.line_id)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let mut instruction_note = None;
+    if !instruction_lines.is_empty() {
+        let cited: Vec<u32> = generation
+            .answer
+            .items
+            .iter()
+            .flat_map(|i| &i.spans)
+            .flat_map(|s| s.line_start..=s.line_end)
+            .filter(|id| instruction_lines.contains(id))
+            .collect();
+        let note = format!(
+            "passages shown hold {} line(s) that read like instructions to a model (lines {}){}",
+            instruction_lines.len(),
+            instruction_lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            if cited.is_empty() { String::new() } else { "; the answer cites one".to_owned() }
+        );
+        trace.record(TraceEvent {
+            brick: "generate".into(),
+            step: "instruction_like_text".into(),
+            detail: serde_json::json!({ "line_ids": instruction_lines, "cited": cited, "note": note }),
+        });
+        instruction_note = Some(note);
+    }
 
     // Cost from the models table: tokens times the listed prices of the model
     // we asked for (servers may answer with a dated variant of the name).
@@ -686,7 +742,13 @@ fn answer_parsed_after(
         parsed_question_cached: false,
         skipped,
         parsing_notes: parsed.parsing_notes.clone(),
-        retrieval_notes: retrieval.notes.iter().chain(&feedback_notes).cloned().collect(),
+        retrieval_notes: invisible_note
+            .iter()
+            .chain(&retrieval.notes)
+            .chain(&feedback_notes)
+            .chain(&instruction_note)
+            .cloned()
+            .collect(),
         iterations: generation_calls,
         retrieval_methods_used: retrieval.methods_used.clone(),
         implementations,
@@ -965,6 +1027,8 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
         .unwrap_or_else(|| trace.parsed_question.clone());
     let document_path = PathBuf::from(&trace.output.document);
     let document = parse_file(&document_path).map_err(PipelineError::Parse)?;
+    // As the ask saw it (see `answer_parsed_after`).
+    let document = document.answerable().into_owned();
     let shown: Vec<docintel_schema::Passage> =
         trace.output.meta.passages_shown.iter().filter_map(|l| passage_from_label(l)).collect();
     let mut checks = Vec::new();
