@@ -74,7 +74,19 @@ enum TraceCommand {
     /// folder from its stored parsed question and passages, re-reading the
     /// document, and check they are byte-identical to what was recorded
     /// (exit 1 when any differs).
-    Replay(TraceShowArgs),
+    Replay(TraceReplayArgs),
+}
+
+#[derive(Args)]
+struct TraceReplayArgs {
+    /// The question folder (holds parsed_question.json, pipeline_trace.json, answer.json).
+    dir: PathBuf,
+    /// Print exactly one JSON summary object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Password of the traced document when it is an encrypted PDF (never stored in a trace).
+    #[arg(long, value_name = "PASSWORD")]
+    password: Option<String>,
 }
 
 #[derive(Args)]
@@ -486,8 +498,12 @@ impl std::fmt::Display for ReplayDiffers {
 
 impl std::error::Error for ReplayDiffers {}
 
-fn trace_replay(args: TraceShowArgs) -> anyhow::Result<()> {
-    let report = docintel::replay_question(&args.dir)?;
+fn trace_replay(args: TraceReplayArgs) -> anyhow::Result<()> {
+    let options = match &args.password {
+        Some(password) => docintel::ParseOptions::with_password(password.clone()),
+        None => docintel::ParseOptions::default(),
+    };
+    let report = docintel::replay_question_with_options(&args.dir, &options)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &report)?;

@@ -440,10 +440,22 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// The one question folder under `out`.
 fn question_folder(out: &std::path::Path) -> PathBuf {
-    let questions = out.join("AmazonWebServices/questions");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&questions).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut dirs = question_folders(out);
     assert_eq!(dirs.len(), 1, "{dirs:?}");
     dirs.pop().unwrap()
+}
+
+/// Every `<document>/questions/<question>` folder under `out`, sorted.
+fn question_folders(out: &std::path::Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for document in std::fs::read_dir(out).unwrap() {
+        let questions = document.unwrap().path().join("questions");
+        if let Ok(entries) = std::fs::read_dir(&questions) {
+            dirs.extend(entries.map(|e| e.unwrap().path()));
+        }
+    }
+    dirs.sort();
+    dirs
 }
 
 #[test]
@@ -734,6 +746,26 @@ fn password_flag_opens_an_encrypted_pdf() {
     assert!(open.status.success(), "{}", String::from_utf8_lossy(&open.stderr));
     let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is this about?", "--password", "secret", "--no-trace"]);
     assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    // The trace of an encrypted document replays with the password (never stored in it).
+    let out = temp_dir("password-replay");
+    let ask = docintel(&[
+        "ask",
+        pdf.to_str().unwrap(),
+        "What is the launch code?",
+        "--password",
+        "secret",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    let folder = question_folder(&out);
+    let stored = std::fs::read_dir(&folder).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap());
+    assert!(stored.into_iter().all(|bytes| !String::from_utf8_lossy(&bytes).contains("secret")));
+    let locked = docintel(&["trace", "replay", folder.to_str().unwrap()]);
+    assert_eq!(locked.status.code(), Some(3), "{}", String::from_utf8_lossy(&locked.stderr));
+    let replay = docintel(&["trace", "replay", folder.to_str().unwrap(), "--password", "secret"]);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]

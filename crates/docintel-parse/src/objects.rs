@@ -214,6 +214,68 @@ pub(crate) fn prepare_for_text(doc: &mut Document) {
     }
 }
 
+/// Writes `obj` in PDF syntax (strings as hex, names escaped); a stream writes its dictionary
+/// only (callers serialise dictionaries: an `/Encrypt` dictionary, trailer entries).
+pub(crate) fn write_object(obj: &Object, out: &mut String) {
+    use std::fmt::Write as _;
+    match obj {
+        Object::Null => out.push_str("null"),
+        Object::Boolean(b) => out.push_str(if *b { "true" } else { "false" }),
+        Object::Integer(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Object::Real(r) => {
+            let _ = write!(out, "{}", if r.is_finite() { *r } else { 0.0 });
+        }
+        Object::Name(name) => write_name(name, out),
+        Object::String(bytes, _) => {
+            out.push('<');
+            for b in bytes {
+                let _ = write!(out, "{b:02X}");
+            }
+            out.push('>');
+        }
+        Object::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_object(item, out);
+            }
+            out.push(']');
+        }
+        Object::Dictionary(dict) => write_dictionary(dict, out),
+        Object::Stream(stream) => write_dictionary(&stream.dict, out),
+        Object::Reference((n, g)) => {
+            let _ = write!(out, "{n} {g} R");
+        }
+    }
+}
+
+fn write_dictionary(dict: &Dictionary, out: &mut String) {
+    out.push_str("<<");
+    for (key, value) in dict.iter() {
+        write_name(key, out);
+        out.push(' ');
+        write_object(value, out);
+        out.push(' ');
+    }
+    out.push_str(">>");
+}
+
+fn write_name(name: &[u8], out: &mut String) {
+    use std::fmt::Write as _;
+    out.push('/');
+    for &b in name {
+        if b.is_ascii_alphanumeric() || b"-_.+*:,;".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "#{b:02X}");
+        }
+    }
+}
+
 /// Decodes a PDF text string: UTF-16BE with BOM, UTF-8 with BOM, else
 /// PDFDocEncoding.
 pub(crate) fn decode_text_string(bytes: &[u8]) -> String {

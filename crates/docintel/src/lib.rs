@@ -1018,6 +1018,12 @@ fn first_difference(recorded: &str, rebuilt: &str) -> String {
 /// deterministic). The stored citations are verified again against the
 /// document as it is now.
 pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
+    replay_question_with_options(dir, &ParseOptions::default())
+}
+
+/// [`replay_question`] re-reading the document with `options` (the password of an encrypted
+/// PDF: passwords are never stored in a trace).
+pub fn replay_question_with_options(dir: &Path, options: &ParseOptions) -> Result<ReplayReport, PipelineError> {
     let trace = docintel_trace::load_question_trace(dir).map_err(PipelineError::Trace)?;
     let parsed: ParsedQuestion = trace
         .events
@@ -1026,7 +1032,7 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
         .and_then(|e| serde_json::from_value(e.detail.clone()).ok())
         .unwrap_or_else(|| trace.parsed_question.clone());
     let document_path = PathBuf::from(&trace.output.document);
-    let document = parse_file(&document_path).map_err(PipelineError::Parse)?;
+    let document = parse_file_with_options(&document_path, options).map_err(PipelineError::Parse)?;
     // As the ask saw it (see `answer_parsed_after`).
     let document = document.answerable().into_owned();
     let shown: Vec<docintel_schema::Passage> =
