@@ -203,7 +203,19 @@ impl OpenAiTransport {
             }
             let response = request.send().await.map_err(|e| self.transport_error(&e))?;
             let status = response.status();
-            let bytes = response.bytes().await.map_err(|e| self.transport_error(&e))?;
+            // Read at most MAX_REPLY_BYTES: a structured answer is a few KiB, and a server that
+            // streams hundreds of megabytes would otherwise fill memory and the trace files.
+            if response.content_length().is_some_and(|n| n > MAX_REPLY_BYTES as u64) {
+                return Err(Attempt::Fail(too_large()));
+            }
+            let mut response = response;
+            let mut bytes: Vec<u8> = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(&e))? {
+                if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
+                    return Err(Attempt::Fail(too_large()));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
             if !status.is_success() {
                 let message = self.scrub(&format!("HTTP {}: {}", status.as_u16(), error_message(&bytes)));
                 return Err(if status.as_u16() == 429 || status.is_server_error() {
@@ -242,6 +254,15 @@ impl OpenAiTransport {
             source = cause.source();
         }
         Attempt::Retry(self.scrub(&text))
+    }
+}
+
+/// Largest reply body read from a server; a larger one is refused ([`LlmError::InvalidReply`]).
+pub const MAX_REPLY_BYTES: usize = 4 << 20;
+
+fn too_large() -> LlmError {
+    LlmError::InvalidReply {
+        reason: format!("the reply is larger than {} MiB (refused, not read further)", MAX_REPLY_BYTES >> 20),
     }
 }
 

@@ -19,6 +19,8 @@ enum Canned {
     Reply(u16, String),
     /// Reads the request and never answers (until the client hangs up).
     Stall,
+    /// Answers 200 with this body and no content-length (read until the server closes).
+    Unsized(String),
 }
 
 /// A request as the server saw it.
@@ -61,7 +63,14 @@ impl MockServer {
                             "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                             body.len()
                         );
-                        stream.write_all(reply.as_bytes()).unwrap();
+                        // A client that refuses a huge reply hangs up part way.
+                        let _ = stream.write_all(reply.as_bytes());
+                    }
+                    Canned::Unsized(body) => {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+                        let _ = stream.write_all(head.as_bytes());
+                        // The client may hang up once it has read enough.
+                        let _ = stream.write_all(body.as_bytes());
                     }
                     Canned::Stall => {
                         // Wait for the client to give up and close.
@@ -189,6 +198,25 @@ fn a_good_reply_is_returned_with_the_raw_body_verbatim() {
     assert_eq!(format["json_schema"]["name"], "single_amount");
     assert_eq!(format["json_schema"]["strict"], true);
     assert_eq!(format["json_schema"]["schema"], request().schema);
+}
+
+#[test]
+fn a_reply_over_the_size_limit_is_refused_not_read_whole() {
+    // The probe's 200 MB reply was read and written whole into two 419 MB trace files.
+    let huge = completion(&"x".repeat(docintel_llm::openai::MAX_REPLY_BYTES + 1), "stop");
+    for canned in [Canned::Reply(200, huge.clone()), Canned::Unsized(huge.clone())] {
+        let server = MockServer::start(vec![canned]);
+        let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
+        assert_eq!(server.finish().len(), 1, "not retried");
+        match &error {
+            LlmError::InvalidReply { reason } => assert!(reason.contains("larger than 4 MiB"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Just under the limit is still an answer.
+    let server = MockServer::start(vec![Canned::Unsized(completion(r#"{"items":[]}"#, "stop"))]);
+    assert!(transport(server.base_url(), None, 0, 5_000).complete(&request()).is_ok());
+    server.finish();
 }
 
 #[test]

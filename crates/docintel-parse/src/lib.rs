@@ -226,7 +226,9 @@ pub fn parse_pdf_bytes_with_options(
     // Results are kept in page order, so the output does not depend on
     // thread timing.
     let mut doc = doc;
-    objects::prepare_for_text(&mut doc);
+    for note in objects::prepare_for_text(&mut doc) {
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, note));
+    }
     let doc = doc;
     let fonts = FontCache::new();
     let forms = ContentCache::new();
@@ -690,7 +692,7 @@ mod tests {
     fn prepared_documents_extract_the_same_text() {
         let (mut doc, page) = one_page("Prepared text");
         let before = extract(&doc, page, PAGE_TIME_BUDGET).expect("parses");
-        objects::prepare_for_text(&mut doc);
+        assert!(objects::prepare_for_text(&mut doc).is_empty());
         assert_eq!(extract(&doc, page, PAGE_TIME_BUDGET).expect("parses"), before);
     }
 

@@ -144,8 +144,9 @@ pub(crate) fn page_content(doc: &Document, page_id: ObjectId) -> PageContent {
 /// - every other stream (content streams, forms, `/ToUnicode` CMaps, CFF
 ///   programs) is inflated once, in place.
 ///
-/// A stream that cannot be inflated is left as it is.
-pub(crate) fn prepare_for_text(doc: &mut Document) {
+/// A stream that cannot be inflated is left as it is; one past a size limit is cut (see
+/// [`inflate_within_limits`]), and the returned notes say which.
+pub(crate) fn prepare_for_text(doc: &mut Document) -> Vec<String> {
     let mut truetype: HashSet<ObjectId> = HashSet::new();
     let mut type1: HashSet<ObjectId> = HashSet::new();
     for obj in doc.objects.values() {
@@ -172,12 +173,7 @@ pub(crate) fn prepare_for_text(doc: &mut Document) {
         })
         .map(|(id, _)| *id)
         .collect();
-    let inflated = crate::par_map(&to_inflate, |_, id| match doc.objects.get(id) {
-        Some(Object::Stream(s)) => s.decompressed_content().ok(),
-        _ => None,
-    });
-    let mut inflated: HashMap<ObjectId, Option<Vec<u8>>> =
-        to_inflate.into_iter().zip(inflated).map(|(id, data)| (id, data.flatten())).collect();
+    let (mut inflated, notes) = inflate_within_limits(doc, &to_inflate, Limits::STANDARD);
     for (id, obj) in doc.objects.iter_mut() {
         let Object::Stream(stream) = obj else { continue };
         if is_image(stream) {
@@ -212,6 +208,7 @@ pub(crate) fn prepare_for_text(doc: &mut Document) {
             }
         }
     }
+    notes
 }
 
 /// Writes `obj` in PDF syntax (strings as hex, names escaped); a stream writes its dictionary
@@ -276,6 +273,166 @@ fn write_name(name: &[u8], out: &mut String) {
     }
 }
 
+/// Most bytes one stream may decode to; past it the stream is cut (see [`inflate_within_limits`]).
+pub(crate) const MAX_STREAM_BYTES: usize = 128 << 20;
+/// Most decoded stream bytes per document; streams past it are emptied.
+pub(crate) const MAX_DOCUMENT_STREAM_BYTES: usize = 512 << 20;
+/// Deflate expands at most about 1032 to 1: a stream shorter than `MAX_STREAM_BYTES / this`
+/// cannot pass the per-stream limit, and is not measured first.
+const MAX_DEFLATE_RATIO: usize = 1100;
+/// Worst-case decoded bytes inflated at once (one parallel batch).
+const BATCH_BYTES: usize = 256 << 20;
+
+/// How many decoded bytes one stream and one document may have.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    stream: usize,
+    document: usize,
+}
+
+impl Limits {
+    const STANDARD: Limits = Limits { stream: MAX_STREAM_BYTES, document: MAX_DOCUMENT_STREAM_BYTES };
+}
+
+/// What inflating one stream gave.
+enum Inflated {
+    /// Its decoded bytes (lopdf's decoding).
+    Whole(Vec<u8>),
+    /// Over [`MAX_STREAM_BYTES`]: what is kept of it (the first bytes of a plain Flate stream,
+    /// else nothing).
+    Cut(Vec<u8>),
+    /// Not decodable: left as it is.
+    Failed,
+}
+
+/// Decoded bytes of a Flate stream's data, counted without keeping them, up to `limit + 1`;
+/// like lopdf, raw deflate after the 2-byte header when the zlib stream yields nothing.
+fn flate_size(data: &[u8], limit: usize) -> usize {
+    use std::io::Read as _;
+    let count = |reader: &mut dyn std::io::Read| {
+        let mut sink = reader.take(limit as u64 + 1);
+        std::io::copy(&mut sink, &mut std::io::sink()).unwrap_or(0) as usize
+    };
+    let mut counted = 0usize;
+    let mut zlib = flate2::read::ZlibDecoder::new(data);
+    let mut buffer = vec![0u8; 64 << 10];
+    loop {
+        match zlib.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                counted += n;
+                if counted > limit {
+                    return counted;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    if counted == 0 && data.len() > 2 {
+        return count(&mut flate2::read::DeflateDecoder::new(&data[2..]));
+    }
+    counted
+}
+
+/// The first `limit` decoded bytes of a Flate stream's data.
+fn flate_prefix(data: &[u8], limit: usize) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    let _ = flate2::read::ZlibDecoder::new(data).take(limit as u64).read_to_end(&mut out);
+    if out.is_empty() && data.len() > 2 {
+        let _ = flate2::read::DeflateDecoder::new(&data[2..]).take(limit as u64).read_to_end(&mut out);
+    }
+    out
+}
+
+fn inflate_one(stream: &Stream, cap: usize) -> Inflated {
+    let filters = stream.filters().unwrap_or_default();
+    let first_is_flate = filters.first().is_some_and(|f| *f == b"FlateDecode");
+    if first_is_flate && stream.content.len().saturating_mul(MAX_DEFLATE_RATIO) > cap {
+        let size = flate_size(&stream.content, cap);
+        if size > cap {
+            let plain = filters.len() == 1 && stream.dict.get(b"DecodeParms").is_err();
+            return Inflated::Cut(if plain { flate_prefix(&stream.content, cap) } else { Vec::new() });
+        }
+    }
+    match stream.decompressed_content() {
+        Ok(data) if data.len() > cap => Inflated::Cut(Vec::new()),
+        Ok(data) => Inflated::Whole(data),
+        Err(_) => Inflated::Failed,
+    }
+}
+
+/// Inflates the streams `ids` (in parallel, batch by batch) within [`MAX_STREAM_BYTES`] per
+/// stream and [`MAX_DOCUMENT_STREAM_BYTES`] per document, counted in object order so the
+/// outcome does not depend on thread timing. A stream over a limit keeps what fits (or
+/// nothing) and its filters are removed, so nothing inflates it again later; each such stream
+/// gets a note. `None` for a stream that could not be inflated.
+fn inflate_within_limits(
+    doc: &Document,
+    ids: &[ObjectId],
+    limits: Limits,
+) -> (HashMap<ObjectId, Option<Vec<u8>>>, Vec<String>) {
+    let mut out = HashMap::with_capacity(ids.len());
+    let mut notes = Vec::new();
+    let mut total = 0usize;
+    let worst = |id: &ObjectId| match doc.objects.get(id) {
+        Some(Object::Stream(s)) => s.content.len().saturating_mul(MAX_DEFLATE_RATIO).min(limits.stream),
+        _ => 0,
+    };
+    let mut start = 0;
+    while start < ids.len() {
+        let mut end = start + 1;
+        let mut budget = worst(&ids[start]);
+        while end < ids.len() && budget.saturating_add(worst(&ids[end])) <= BATCH_BYTES {
+            budget += worst(&ids[end]);
+            end += 1;
+        }
+        let batch = &ids[start..end];
+        let over_document = total >= limits.document;
+        let results = crate::par_map(batch, |_, id| match doc.objects.get(id) {
+            Some(Object::Stream(s)) if !over_document => inflate_one(s, limits.stream),
+            _ => Inflated::Failed,
+        });
+        for (&id, result) in batch.iter().zip(results) {
+            let (n, g) = id;
+            let data = match result {
+                _ if over_document || total >= limits.document => {
+                    notes.push(format!(
+                        "stream {n} {g} R not decoded: the document's streams passed {} decoded",
+                        mib(limits.document)
+                    ));
+                    Some(Vec::new())
+                }
+                Some(Inflated::Whole(data)) => Some(data),
+                Some(Inflated::Cut(kept)) => {
+                    notes.push(format!(
+                        "stream {n} {g} R decodes to more than {}: {} (what follows is lost)",
+                        mib(limits.stream),
+                        if kept.is_empty() {
+                            "dropped".to_owned()
+                        } else {
+                            format!("its first {} kept", mib(kept.len()))
+                        }
+                    ));
+                    Some(kept)
+                }
+                Some(Inflated::Failed) | None => None,
+            };
+            if let Some(data) = &data {
+                total = total.saturating_add(data.len());
+            }
+            out.insert(id, data);
+        }
+        start = end;
+    }
+    (out, notes)
+}
+
+/// A byte count in MiB, as messages show it.
+fn mib(bytes: usize) -> String {
+    format!("{} MiB", (bytes as f64 / f64::from(1 << 20)).round())
+}
+
 /// Decodes a PDF text string: UTF-16BE with BOM, UTF-8 with BOM, else
 /// PDFDocEncoding.
 pub(crate) fn decode_text_string(bytes: &[u8]) -> String {
@@ -310,6 +467,51 @@ fn pdf_doc_char(b: u8) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn flate_stream(data: &[u8]) -> Object {
+        use std::io::Write as _;
+        let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(data).unwrap();
+        let mut dict = Dictionary::new();
+        dict.set("Filter", Object::Name(b"FlateDecode".to_vec()));
+        Object::Stream(Stream::new(dict, encoder.finish().unwrap()))
+    }
+
+    #[test]
+    fn streams_past_the_limits_are_cut_in_object_order() {
+        let mut doc = Document::with_version("1.7");
+        let text = b"BT (kept) Tj ET ".repeat(4096);
+        let small = doc.add_object(flate_stream(b"BT (small) Tj ET"));
+        let mut bomb_data = text.clone();
+        bomb_data.extend(std::iter::repeat_n(b' ', 3 << 20));
+        let bomb = doc.add_object(flate_stream(&bomb_data));
+        let (a, b, c) = (
+            doc.add_object(flate_stream(&vec![b' '; 900 << 10])),
+            doc.add_object(flate_stream(&vec![b' '; 900 << 10])),
+            doc.add_object(flate_stream(&vec![b' '; 900 << 10])),
+        );
+        let ids = [small, bomb, a, b, c];
+        let limits = Limits { stream: 1 << 20, document: 4 << 20 };
+        let (out, notes) = inflate_within_limits(&doc, &ids, limits);
+        assert_eq!(out[&small].as_deref(), Some(b"BT (small) Tj ET".as_slice()));
+        // Cut at 1 MiB: the text at its start survives.
+        let kept = out[&bomb].as_ref().unwrap();
+        assert_eq!(kept.len(), 1 << 20);
+        assert!(kept.starts_with(&text));
+        // 1 MiB + 3 x 900 KiB stays under the document limit of 4 MiB.
+        for id in [a, b, c] {
+            assert_eq!(out[&id].as_ref().map(Vec::len), Some(900 << 10));
+        }
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("decodes to more than 1 MiB: its first 1 MiB kept"), "{notes:?}");
+        // A fourth 900 KiB passes it; the stream after is not decoded at all.
+        let d = doc.add_object(flate_stream(&vec![b' '; 900 << 10]));
+        let e = doc.add_object(flate_stream(b"BT (late) Tj ET"));
+        let (out, notes) = inflate_within_limits(&doc, &[small, bomb, a, b, c, d, e], limits);
+        assert_eq!(out[&d].as_ref().map(Vec::len), Some(900 << 10));
+        assert_eq!(out[&e].as_deref(), Some(b"".as_slice()));
+        assert!(notes.last().unwrap().contains("passed 4 MiB decoded"), "{notes:?}");
+    }
 
     #[test]
     fn decodes_text_strings() {

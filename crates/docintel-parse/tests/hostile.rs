@@ -180,3 +180,32 @@ fn visible_look_alikes_stay_visible() {
         assert_eq!(invisible(&doc), (vec![], String::new()), "{name}");
     }
 }
+
+// ------------------------------------------------------------ item 6: memory caps
+
+#[test]
+fn a_deflate_bomb_is_cut_at_the_stream_limit_with_a_warning() {
+    use std::io::Write as _;
+    // flate_bomb_1GB.pdf inflated to 1 GiB and reached 3.2 GB resident; this one inflates to
+    // 200 MiB (the text first), shared by two pages.
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(TEXT).unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..200 {
+        encoder.write_all(&spaces).unwrap();
+    }
+    let bomb = encoder.finish().unwrap();
+    assert!(bomb.len() < 1 << 20, "{}", bomb.len());
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>".to_vec(),
+        page(2, 5, 4),
+        stream(&bomb, " /Filter /FlateDecode"),
+        FONT.as_bytes().to_vec(),
+        page(2, 5, 4),
+    ]);
+    let doc = parse_pdf_bytes("bomb.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Invoice total: 42.00 USD", "Invoice total: 42.00 USD"]);
+    let warning = doc.diagnostics.iter().find(|d| d.message.contains("decodes to more than 128 MiB"));
+    assert!(warning.is_some_and(|d| d.message.contains("first 128 MiB kept")), "{:?}", doc.diagnostics);
+}
