@@ -143,6 +143,8 @@ pub(crate) struct GlyphCollector {
     pub(crate) n_hidden: usize,
     /// Glyphs kept but marked not visible (see [`Hidden`]).
     pub(crate) n_invisible: usize,
+    /// Glyphs shown whose font gave no text for them (no Unicode mapping): text lost.
+    pub(crate) n_unmapped: usize,
     /// Extraction stops with an error once this instant has passed.
     deadline: Option<Instant>,
     /// Set when the deadline stopped the extraction.
@@ -260,6 +262,7 @@ impl GlyphCollector {
             Cow::Owned(clean_glyph_text(text))
         };
         if !is_space && cleaned.is_empty() {
+            self.n_unmapped += 1;
             return;
         }
 
@@ -812,6 +815,8 @@ pub(crate) struct PageScan {
     pub(crate) images: Vec<Rect>,
     /// An image was drawn where its place is not known (inside a transformed form).
     pub(crate) unplaced_images: bool,
+    /// Form XObjects nested deeper than [`MAX_FORM_DEPTH`] were skipped (a cycle?).
+    pub(crate) forms_skipped: bool,
     /// Strings shown before the first shape, shading or image whose place is not known:
     /// what lies under a later string is then unknown.
     pub(crate) unplaced_paints: Option<usize>,
@@ -844,9 +849,9 @@ fn device_components(name: &[u8]) -> usize {
     }
 }
 
-/// Form XObjects nested deeper than this make the page fail (pdf-extract
-/// itself has no bound and would overflow the stack on a cycle).
-const MAX_FORM_DEPTH: u32 = 24;
+/// Form XObjects nested deeper than this are skipped, as the vendored pdf-extract skips them
+/// (a cycle would otherwise recurse until the stack overflows).
+const MAX_FORM_DEPTH: u32 = pdf_extract::FORM_DEPTH_LIMIT;
 /// Operators between two deadline checks.
 const DEADLINE_EVERY: usize = 1024;
 
@@ -1173,6 +1178,12 @@ impl<'a> ClipScan<'a> {
                         self.show(&gs, trusted);
                     }
                 }
+                // Next line, then show (the vendored pdf-extract shows these too).
+                "'" | "\"" => {
+                    if matches!(ops.last(), Some(Object::String(..))) {
+                        self.show(&gs, trusted);
+                    }
+                }
                 "TJ" => {
                     if let Some(Object::Array(items)) = ops.first() {
                         for item in items {
@@ -1206,7 +1217,8 @@ impl<'a> ClipScan<'a> {
                         stream.dict.get(b"Resources").ok().and_then(|r| as_dict(self.doc, r)).or(resources);
                     let inner = Gs { clip: if inner_trusted { gs.clip } else { None }, ..gs };
                     if depth + 1 > MAX_FORM_DEPTH {
-                        return Err(ScanError::TooDeep);
+                        self.out.forms_skipped = true;
+                        continue;
                     }
                     match &*self.forms.form(stream) {
                         Ok(form) => self.walk(form, inner_resources, inner, inner_trusted, depth + 1)?,

@@ -226,6 +226,16 @@ pub fn parse_pdf_bytes_with_options(
     // Results are kept in page order, so the output does not depend on
     // thread timing.
     let mut doc = doc;
+    let page_ids: Vec<ObjectId> = pages.iter().map(|&(_, id)| id).collect();
+    let repaired = objects::repair_content_lengths(&mut doc, bytes, &page_ids);
+    if !repaired.is_empty() {
+        let list: Vec<String> = repaired.iter().map(|(n, g)| format!("{n} {g} R")).collect();
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            None,
+            format!("content stream(s) {} read up to `endstream` (their /Length is missing or wrong)", list.join(", ")),
+        ));
+    }
     for note in objects::prepare_for_text(&mut doc) {
         diagnostics.push(Diagnostic::new(Severity::Warning, None, note));
     }
@@ -248,6 +258,8 @@ pub fn parse_pdf_bytes_with_options(
         })
         .unzip();
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
+    // Pages whose fonts gave no text for some glyphs: (page, unmapped glyphs, glyphs).
+    let mut unmapped_pages: Vec<(u32, usize, usize)> = Vec::new();
     for (index, (scan, text)) in scans.into_iter().zip(texts).enumerate() {
         let page_no = (index + 1) as u32;
         let (width, height) = sizes[index];
@@ -264,7 +276,24 @@ pub fn parse_pdf_bytes_with_options(
             }
         });
         let raw = match text.unwrap_or_else(|| Err("worker thread lost the page".into())) {
-            Ok(raw) => raw,
+            Ok(page) => {
+                if page.forms_skipped {
+                    diagnostics.push(Diagnostic::new(
+                        Severity::Warning,
+                        Some(page_no),
+                        format!(
+                            "page {page_no}: Form XObjects nested deeper than {} (a form drawing itself?) skipped: what they draw is lost",
+                            pdf_extract::FORM_DEPTH_LIMIT
+                        ),
+                    ));
+                }
+                let unmapped = page.unmapped;
+                if unmapped >= UNMAPPED_MIN || (unmapped > 0 && unmapped as f64 >= UNMAPPED_SHARE * page.glyphs as f64)
+                {
+                    unmapped_pages.push((page_no, unmapped, page.glyphs));
+                }
+                page.lines
+            }
             Err(message) => {
                 n_failed += 1;
                 first_failure.get_or_insert_with(|| format!("page {page_no}: {message}"));
@@ -276,6 +305,28 @@ pub fn parse_pdf_bytes_with_options(
                 Vec::new()
             }
         };
+        let unreadable = objects::unreadable_contents(&doc, pages[index].1);
+        if !unreadable.is_empty() {
+            let list: Vec<String> = unreadable.iter().map(|(n, g)| format!("{n} {g} R")).collect();
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some(page_no),
+                format!(
+                    "page {page_no}: content stream(s) {} unreadable (missing, a wrong /Length, or data that does not decode): their text is lost",
+                    list.join(", ")
+                ),
+            ));
+        }
+        let annotated = objects::annotations_with_text(&doc, pages[index].1);
+        if annotated > 0 {
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some(page_no),
+                format!(
+                    "page {page_no}: {annotated} annotation(s) or form field(s) draw text that is not read (appearance streams are not extracted)"
+                ),
+            ));
+        }
         let mut n_chars = 0u32;
         let mut hidden: Vec<(u32, collect::Hidden)> = Vec::new();
         for (i, l) in raw.into_iter().enumerate() {
@@ -299,6 +350,21 @@ pub fn parse_pdf_bytes_with_options(
         // Figure columns are filled once every page is scanned (decoration
         // needs the whole document).
         page_infos.push(PageInfo::from_text(page_no, n_lines, n_chars, width, height));
+    }
+    if !unmapped_pages.is_empty() {
+        let lost: usize = unmapped_pages.iter().map(|p| p.1).sum();
+        let shown: usize = unmapped_pages.iter().map(|p| p.2).sum();
+        let list: Vec<String> = unmapped_pages.iter().take(20).map(|p| p.0.to_string()).collect();
+        let more =
+            if unmapped_pages.len() > 20 { format!(" and {} more", unmapped_pages.len() - 20) } else { String::new() };
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            unmapped_pages.first().map(|p| p.0),
+            format!(
+                "text lost: {lost} of {shown} glyphs on page(s) {}{more} have no Unicode mapping in their font (no ToUnicode map, or a predefined CMap not supported)",
+                list.join(", ")
+            ),
+        ));
     }
     if n_failed == pages.len() {
         let reason = first_failure.unwrap_or_default();
@@ -528,6 +594,23 @@ pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
     (figures, scanned)
 }
 
+/// One page's lines and how many of its glyphs gave no text.
+#[derive(Debug, PartialEq)]
+struct PageText {
+    lines: Vec<RawLine>,
+    /// Glyphs shown (spaces included).
+    glyphs: usize,
+    /// Glyphs whose font has no Unicode mapping for them (their text is lost).
+    unmapped: usize,
+    /// Form XObjects nested too deep (a cycle) were skipped.
+    forms_skipped: bool,
+}
+
+/// Below this share of unmapped glyphs (and under [`UNMAPPED_MIN`] of them) a page's loss
+/// is not reported (a stray symbol).
+const UNMAPPED_SHARE: f64 = 0.02;
+const UNMAPPED_MIN: usize = 10;
+
 /// Extracts one page's lines; a panic, an error or an exceeded time budget
 /// becomes `Err(message)`.
 fn extract_page<'a>(
@@ -536,7 +619,7 @@ fn extract_page<'a>(
     fonts: &FontCache<'a>,
     forms: &ContentCache,
     budget: Duration,
-) -> Result<Vec<RawLine>, String> {
+) -> Result<PageText, String> {
     let deadline = Instant::now().checked_add(budget);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // Clip rectangles per shown string; a page whose content cannot be
@@ -553,9 +636,13 @@ fn extract_page<'a>(
             Ok(Ok(content)) => Ok(content),
             Ok(Err(e)) | Err(e) => Err(e.unwrap_message()),
         };
+        let forms_skipped = scan.forms_skipped;
         let mut collector = GlyphCollector::new(scan, deadline);
         match pdf_extract::output_page_content(doc, &mut collector, page.key, page.id, content, fonts, forms) {
-            Ok(()) => Ok(collector.finish()),
+            Ok(()) => {
+                let (glyphs, unmapped) = (collector.n_glyphs, collector.n_unmapped);
+                Ok(PageText { lines: collector.finish(), glyphs, unmapped, forms_skipped })
+            }
             Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
             Err(e) => Err(e.to_string()),
         }
@@ -676,7 +763,7 @@ mod tests {
     fn extract(doc: &Document, id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
         let content = objects::page_content(doc, id);
         let page = Page { key: 1, id, content: &content };
-        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget)
+        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget).map(|p| p.lines)
     }
 
     #[test]

@@ -132,6 +132,120 @@ pub(crate) fn page_content(doc: &Document, page_id: ObjectId) -> PageContent {
     doc.get_page_content(page_id).map(|bytes| pdf_extract::decode_content(&bytes)).map_err(|e| ContentError::new(&e))
 }
 
+/// Content streams lopdf read empty although the file holds bytes between their `stream` and
+/// `endstream` keywords (a `/Length` missing or wrong: lopdf then keeps nothing): their data
+/// is taken from the file up to `endstream`, as viewers do. Only `/Contents` streams of
+/// `pages` of an unencrypted file; returns the repaired objects.
+pub(crate) fn repair_content_lengths(doc: &mut Document, bytes: &[u8], pages: &[ObjectId]) -> Vec<ObjectId> {
+    if doc.was_encrypted() || doc.trailer.get(b"Encrypt").is_ok() {
+        return Vec::new();
+    }
+    let Some(base) = bytes.windows(5).position(|w| w == b"%PDF-") else { return Vec::new() };
+    let mut ids: Vec<ObjectId> = Vec::new();
+    for &page in pages {
+        let Ok(dict) = doc.get_dictionary(page) else { continue };
+        match dict.get(b"Contents") {
+            Ok(Object::Reference(id)) => ids.push(*id),
+            Ok(Object::Array(items)) => ids.extend(items.iter().filter_map(|o| o.as_reference().ok())),
+            _ => {}
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let mut repaired = Vec::new();
+    for id in ids {
+        let empty = matches!(doc.objects.get(&id), Some(Object::Stream(s)) if s.content.is_empty());
+        if !empty {
+            continue;
+        }
+        let Some(pdf_extract::xref::XrefEntry::Normal { offset, .. }) = doc.reference_table.get(id.0).cloned() else {
+            continue;
+        };
+        let Some(at) = usize::try_from(offset).ok().and_then(|o| o.checked_add(base)).filter(|&o| o < bytes.len())
+        else {
+            continue;
+        };
+        // The object's own `stream` keyword (before its `endobj`) and the next `endstream`.
+        let window = &bytes[at..bytes.len().min(at + (64 << 20))];
+        let end_obj = find(window, b"endobj").unwrap_or(window.len());
+        let Some(start) = find(&window[..end_obj.min(window.len())], b"stream") else { continue };
+        let mut data_start = start + b"stream".len();
+        if window.get(data_start) == Some(&b'\r') {
+            data_start += 1;
+        }
+        if window.get(data_start) == Some(&b'\n') {
+            data_start += 1;
+        }
+        let Some(end) = find(&window[data_start..], b"endstream") else { continue };
+        let data = window[data_start..data_start + end].trim_ascii_end().to_vec();
+        if data.is_empty() {
+            continue;
+        }
+        if let Some(Object::Stream(stream)) = doc.objects.get_mut(&id) {
+            stream.set_content(data);
+            repaired.push(id);
+        }
+    }
+    repaired
+}
+
+/// The page's `/Contents` streams that give no content: missing, not a stream (lopdf drops a
+/// stream whose `/Length` is missing or wrong), or still compressed after
+/// [`prepare_for_text`] (its data does not inflate). Their text is lost.
+pub(crate) fn unreadable_contents(doc: &Document, page_id: ObjectId) -> Vec<ObjectId> {
+    let Ok(page) = doc.get_dictionary(page_id) else { return Vec::new() };
+    let refs: Vec<ObjectId> = match page.get(b"Contents") {
+        Ok(Object::Reference(id)) => match doc.objects.get(id) {
+            Some(Object::Array(items)) => items.iter().filter_map(|o| o.as_reference().ok()).collect(),
+            _ => vec![*id],
+        },
+        Ok(Object::Array(items)) => items.iter().filter_map(|o| o.as_reference().ok()).collect(),
+        _ => Vec::new(),
+    };
+    refs.into_iter()
+        .filter(|id| match doc.objects.get(id) {
+            Some(Object::Stream(s)) => s.is_compressed(),
+            _ => true,
+        })
+        .collect()
+}
+
+/// How many of the page's annotations (form fields, free text) draw text in their normal
+/// appearance stream: the page text walk does not read appearance streams.
+pub(crate) fn annotations_with_text(doc: &Document, page_id: ObjectId) -> usize {
+    let Some(annots) = doc.get_dictionary(page_id).ok().and_then(|p| p.get(b"Annots").ok()).and_then(|a| deref(doc, a))
+    else {
+        return 0;
+    };
+    let Object::Array(annots) = annots else { return 0 };
+    annots
+        .iter()
+        .take(10_000)
+        .filter_map(|a| as_dict(doc, a))
+        .filter(|a| {
+            let normal = a.get(b"AP").ok().and_then(|ap| as_dict(doc, ap)).and_then(|ap| ap.get(b"N").ok());
+            let stream = match normal.and_then(|n| deref(doc, n)) {
+                Some(Object::Stream(s)) => Some(s),
+                // Appearance states (a check box): one stream per state.
+                Some(Object::Dictionary(states)) => states.iter().find_map(|(_, v)| match deref(doc, v) {
+                    Some(Object::Stream(s)) => Some(s),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            // A text field's value, shown by viewers even without an appearance stream.
+            let value =
+                matches!(a.get(b"V").ok().and_then(|v| deref(doc, v)), Some(Object::String(v, _)) if !v.is_empty());
+            value
+                || stream.is_some_and(|s| {
+                    let data = s.decompressed_content().unwrap_or_else(|_| s.content.clone());
+                    data.windows(2).any(|w| w == b"Tj" || w == b"TJ") && data.windows(2).any(|w| w == b"BT")
+                })
+        })
+        .count()
+}
+
 /// Pre-digests a document for the page walks, which would otherwise re-read
 /// streams on every page: once per document instead,
 /// - image XObjects are left as stored (their raw bytes are what the page

@@ -209,3 +209,82 @@ fn a_deflate_bomb_is_cut_at_the_stream_limit_with_a_warning() {
     let warning = doc.diagnostics.iter().find(|d| d.message.contains("decodes to more than 128 MiB"));
     assert!(warning.is_some_and(|d| d.message.contains("first 128 MiB kept")), "{:?}", doc.diagnostics);
 }
+
+// ------------------------------------------------------------ item 13: text loss made visible
+
+/// One page drawing `content` with Helvetica as /F1 and, as /F2, a CID font with no ToUnicode
+/// map and no embedded program (jo.pdf, kampo.pdf: PyMuPDF reads them, pdf-extract has no
+/// text for their glyphs).
+fn page_with_fonts(content: &str) -> Vec<u8> {
+    raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream(content.as_bytes(), ""),
+        FONT.as_bytes().to_vec(),
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /Mincho /Encoding /Identity-H /DescendantFonts [7 0 R] >>".to_vec(),
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /Mincho /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor 8 0 R /DW 1000 >>".to_vec(),
+        b"<< /Type /FontDescriptor /FontName /Mincho /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
+    ])
+}
+
+#[test]
+fn glyphs_without_a_unicode_mapping_are_reported_as_lost_text() {
+    let content = "BT /F1 12 Tf 72 720 Td (Heading in Latin) Tj ET \
+                   BT /F2 12 Tf 72 700 Td <0041004200430044004500460047004800490050> Tj ET";
+    let doc = parse_pdf_bytes("cid.pdf", &page_with_fonts(content)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Heading in Latin"]);
+    let lost = doc.diagnostics.iter().find(|d| d.message.starts_with("text lost"));
+    assert!(lost.is_some_and(|d| d.message.contains("10 of") && d.page == Some(1)), "{:?}", doc.diagnostics);
+    // A page whose every glyph maps says nothing.
+    let fine = parse_pdf_bytes("latin.pdf", &page_with_fonts("BT /F1 12 Tf 72 720 Td (All mapped) Tj ET")).unwrap();
+    assert!(!fine.diagnostics.iter().any(|d| d.message.starts_with("text lost")), "{:?}", fine.diagnostics);
+}
+
+#[test]
+fn the_quote_operators_show_their_lines() {
+    // zen_of_python_corrupted.pdf writes every line but the first with `'` (next line, show):
+    // 122 characters read where PyMuPDF reads 770.
+    let content = "BT /F1 12 Tf 14 TL 72 720 Td (First line) Tj (Second line) ' 2 0.5 (Third line) \" ET";
+    let doc = parse_pdf_bytes("quotes.pdf", &page_with_fonts(content)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["First line", "Second line", "Third line"]);
+    let ys: Vec<f32> = doc.lines.iter().map(|l| l.bbox.y0).collect();
+    assert!(ys[0] > ys[1] && ys[1] > ys[2], "each on its own line: {ys:?}");
+}
+
+#[test]
+fn a_content_stream_without_its_length_is_read_up_to_endstream() {
+    // pdf.js's issue1293r.pdf: `<< >>` for the stream dictionary; lopdf keeps no data.
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        page(2, 5, 4),
+        [b"<< >>\nstream\n".as_slice(), TEXT, b"\nendstream"].concat(),
+        FONT.as_bytes().to_vec(),
+    ]);
+    let doc = parse_pdf_bytes("no-length.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Invoice total: 42.00 USD"]);
+    assert!(doc.diagnostics.iter().any(|d| d.message.contains("read up to `endstream`")), "{:?}", doc.diagnostics);
+}
+
+#[test]
+fn text_drawn_only_by_form_field_appearances_is_reported_unread() {
+    // AcroForm_TEST.pdf: field values live in annotation appearance streams.
+    let appearance = b"BT /F1 12 Tf 2 4 Td (Field value) Tj ET";
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R /Annots [6 0 R] >>".to_vec(),
+        stream(TEXT, ""),
+        FONT.as_bytes().to_vec(),
+        b"<< /Type /Annot /Subtype /Widget /Rect [72 600 272 620] /FT /Tx /V (Field value) /AP << /N 7 0 R >> >>".to_vec(),
+        stream(appearance, " /Type /XObject /Subtype /Form /BBox [0 0 200 20] /Resources << /Font << /F1 5 0 R >> >>"),
+    ]);
+    let doc = parse_pdf_bytes("form.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Invoice total: 42.00 USD"]);
+    assert!(
+        doc.diagnostics.iter().any(|d| d.page == Some(1) && d.message.contains("1 annotation(s) or form field(s)")),
+        "{:?}",
+        doc.diagnostics
+    );
+}

@@ -1715,11 +1715,19 @@ struct Processor<'a, 'c> {
     colorspaces: HashMap<(usize, Vec<u8>), ColorSpace>,
     fonts: &'c FontCache<'a>,
     forms: &'c ContentCache,
+    // docintel: Form XObjects being processed (a form drawing itself, or
+    // nested deeper than FORM_DEPTH_LIMIT, is skipped instead of recursing
+    // until the stack overflows).
+    form_depth: u32,
 }
+
+/// docintel: deepest Form XObject nesting followed (docintel-parse's clip
+/// scan follows the same depth).
+pub const FORM_DEPTH_LIMIT: u32 = 24;
 
 impl<'a, 'c> Processor<'a, 'c> {
     fn new(fonts: &'c FontCache<'a>, forms: &'c ContentCache) -> Processor<'a, 'c> {
-        Processor { font_table: HashMap::new(), colorspaces: HashMap::new(), fonts, forms }
+        Processor { font_table: HashMap::new(), colorspaces: HashMap::new(), fonts, forms, form_depth: 0 }
     }
 
     fn colorspace(&mut self, doc: &'a Document, name: &[u8], resources: &'a Dictionary) -> ColorSpace {
@@ -1845,6 +1853,20 @@ impl<'a, 'c> Processor<'a, 'c> {
                             show_text(&mut gs, s, &tlm, &flip_ctm, output)?;
                         }
                         _ => { panic!("unexpected Tj operand {:?}", operation) }
+                    }
+                }
+                // docintel: `'` (next line, then show) and `"` (set word and character
+                // spacing, next line, then show) were ignored, and every line they draw lost.
+                "'" | "\"" => {
+                    if operation.operator == "\"" && operation.operands.len() >= 3 {
+                        gs.ts.word_spacing = as_num(&operation.operands[0]);
+                        gs.ts.character_spacing = as_num(&operation.operands[1]);
+                    }
+                    tlm = tlm.pre_transform(&Transform2D::create_translation(0.0, -gs.ts.leading));
+                    gs.ts.tm = tlm;
+                    output.end_line()?;
+                    if let Some(Object::String(ref s, _)) = operation.operands.last() {
+                        show_text(&mut gs, s, &tlm, &flip_ctm, output)?;
                     }
                 }
                 "Tc" => {
@@ -2022,9 +2044,17 @@ impl<'a, 'c> Processor<'a, 'c> {
                         continue;
                     }
                     let resources = maybe_get_obj(&doc, &xf.dict, b"Resources").and_then(|n| n.as_dict().ok()).unwrap_or(resources);
+                    if self.form_depth + 1 > FORM_DEPTH_LIMIT {
+                        continue;
+                    }
                     let form = self.forms.form(xf);
                     match &*form {
-                        Ok(contents) => self.process_stream(&doc, contents, resources, &media_box, output, page_num)?,
+                        Ok(contents) => {
+                            self.form_depth += 1;
+                            let done = self.process_stream(&doc, contents, resources, &media_box, output, page_num);
+                            self.form_depth -= 1;
+                            done?
+                        }
                         Err(e) => panic!("{}", e.unwrap_message()),
                     }
                 }
