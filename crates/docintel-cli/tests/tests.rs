@@ -400,7 +400,12 @@ fn embedding_vectors_are_written_under_out_and_read_by_the_next_process() {
         let event = event.expect("an embedding_search event");
         (event["detail"]["chunk_vectors"].as_str().unwrap_or_default().to_owned(), event)
     };
-    let store = out.join("AmazonWebServices/embeddings");
+    let store = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("amazonwebservices-"))
+        .expect("the document folder")
+        .join("embeddings");
     let (source, event) = vectors_from("What is the total amount?", &["--out", out_arg]);
     assert_eq!(source, "computed", "{event}");
     let files: Vec<PathBuf> = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().path()).collect();
@@ -955,5 +960,91 @@ fn an_instruction_like_line_is_flagged_in_the_diagnostics_and_the_trace() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let notes = value["_meta"]["retrieval_notes"].to_string();
     assert!(notes.contains("read like instructions") && notes.contains("the answer cites one"), "{notes}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn traces_stay_under_out_one_folder_per_document_content() {
+    let dir = temp_dir("trace-keys");
+    let out = dir.join("out");
+    // `...pdf` (stem `..`) wrote to `<out>/../questions/`.
+    let dots = dir.join("...pdf");
+    std::fs::write(&dots, one_page_pdf("BT /F1 12 Tf 72 720 Td (Invoice total: 42.00 USD) Tj ET")).unwrap();
+    let ask = docintel(&["ask", dots.to_str().unwrap(), "What is the total?", "--out", out.to_str().unwrap()]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    assert!(!dir.join("questions").exists(), "a trace left --out");
+    assert_eq!(question_folders(&out).len(), 1);
+    // Two invoices of one name in two folders: two trace folders, neither replaced.
+    for (year, total) in [("2023", "42.00"), ("2024", "57.00")] {
+        std::fs::create_dir_all(dir.join(year)).unwrap();
+        let content = format!("BT /F1 12 Tf 72 720 Td (Invoice total: {total} USD) Tj ET");
+        std::fs::write(dir.join(year).join("invoice.pdf"), one_page_pdf(&content)).unwrap();
+        let pdf = dir.join(year).join("invoice.pdf");
+        let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total?", "--out", out.to_str().unwrap()]);
+        assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    }
+    let folders = question_folders(&out);
+    assert_eq!(folders.len(), 3, "{folders:?}");
+    // Each trace records the absolute path and the hash: replay works from another directory.
+    let invoice = folders.iter().find(|f| f.to_string_lossy().contains("invoice-")).unwrap().clone();
+    let replay = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["trace", "replay", invoice.to_str().unwrap()])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
+    assert!(String::from_utf8_lossy(&replay.stdout).contains("as recorded"));
+    // The document changed since: replay says so.
+    let pdf = dir.join("2023/invoice.pdf");
+    let changed = folders.iter().find(|f| {
+        let answer = std::fs::read_to_string(f.join("answer.json")).unwrap();
+        answer.contains("2023")
+    });
+    let changed = changed.expect("the 2023 trace").clone();
+    std::fs::write(&pdf, one_page_pdf("BT /F1 12 Tf 72 720 Td (Invoice total: 99.00 USD) Tj ET")).unwrap();
+    let replay = docintel(&["trace", "replay", changed.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(1));
+    let text = String::from_utf8(replay.stdout).unwrap();
+    assert!(text.contains("DIFFERS") && text.contains("the file changed"), "{text}");
+    // A question edited in the stored trace is reported, not replayed as if asked.
+    let answer_path = invoice.join("answer.json");
+    let mut answer: Value = serde_json::from_slice(&std::fs::read(&answer_path).unwrap()).unwrap();
+    answer["question"] = serde_json::json!("What is the due date?");
+    std::fs::write(&answer_path, serde_json::to_vec_pretty(&answer).unwrap()).unwrap();
+    let replay = docintel(&["trace", "replay", invoice.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(1));
+    let text = String::from_utf8(replay.stdout).unwrap();
+    assert!(text.lines().any(|l| l.contains("DIFFERS") && l.contains("question")), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_failed_run_writes_no_trace_folder() {
+    let dir = temp_dir("failed-run");
+    let out = dir.join("out");
+    let pdf = fixture("AmazonWebServices.pdf");
+    // A model server that refuses every call: the run fails after the question parse.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for stream in listener.incoming().take(1) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 65536];
+            let _ = stream.read(&mut buf);
+            let body = r#"{"error":{"message":"no"}}"#;
+            let reply = format!(
+                "HTTP/1.1 400 Bad Request\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    let args = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--question-parser", "rules"];
+    let failed = docintel_llm(&base, &[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    server.join().unwrap();
+    assert_eq!(failed.status.code(), Some(1), "{}", String::from_utf8_lossy(&failed.stderr));
+    // Before, parsed_question.json was written ahead of the answer: a folder with no answer.
+    assert!(!out.exists() || question_folders(&out).is_empty(), "a failed run wrote {:?}", question_folders(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -121,16 +121,17 @@ impl std::error::Error for TraceError {
     }
 }
 
-/// The folder of one document's outputs: `<out>/<document-stem>` (its
-/// question traces, and with embeddings its vector files).
-pub fn document_dir(out_root: &Path, document: &Path) -> PathBuf {
-    let stem = document.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".into());
-    out_root.join(stem)
+/// The folder of one document's outputs: `<out>/<document key>` (its question traces, and
+/// with embeddings its vector files); the key is
+/// [`docintel_schema::slug::document_key`] (readable stem and content hash), never a path
+/// that leaves `out_root`.
+pub fn document_dir(out_root: &Path, document_key: &str) -> PathBuf {
+    out_root.join(document_key)
 }
 
-/// The folder of one question's trace: `<out>/<document-stem>/questions/<slug>`.
-pub fn question_dir(out_root: &Path, document: &Path, question: &str) -> PathBuf {
-    document_dir(out_root, document).join("questions").join(question_slug(question))
+/// The folder of one question's trace: `<out>/<document key>/questions/<slug>`.
+pub fn question_dir(out_root: &Path, document_key: &str, question: &str) -> PathBuf {
+    document_dir(out_root, document_key).join("questions").join(question_slug(question))
 }
 
 /// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if

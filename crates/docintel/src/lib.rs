@@ -276,8 +276,9 @@ pub fn pdf_qa_with_document(
         Some(_) if options.llm_question => LLM_PARSER_NAME.to_owned(),
         _ => parser.name(),
     };
+    let (key, sha256) = document_key_of(path);
     let cached = match &options.out_dir {
-        Some(out) => docintel_question::load_parsed_question(out, path, &document.profile, question)
+        Some(out) => docintel_question::load_parsed_question(out, &key, &document.profile, question)
             .ok()
             .flatten()
             .filter(|parsed| parsed.parser == expected_parser),
@@ -288,20 +289,47 @@ pub fn pdf_qa_with_document(
         Some(parsed) => QuestionRun { parsed, events: Vec::new(), usage: Usage::default() },
         None => parse_question(&parser, question, &document.profile, options)?,
     };
-    if let (Some(out), false) = (&options.out_dir, was_cached) {
-        docintel_question::save_parsed_question(out, path, &document.profile, &question_run.parsed)
-            .map_err(|e| brick_error("question")(Box::new(e)))?;
-    }
+    let parsed_to_save = (!was_cached).then(|| question_run.parsed.clone());
 
+    // Nothing is written before the run succeeded: a failed run leaves an existing folder as
+    // it was.
     let mut run = answer_parsed_after(&document, question_run, &parser, options)?;
     run.output.meta.parsed_question_cached = was_cached;
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
+    run.events.insert(0, document_event(path, &sha256, &key));
     if let Some(out_dir) = &options.out_dir {
-        let dir = docintel_trace::question_dir(out_dir, path, question);
+        if let Some(parsed) = &parsed_to_save {
+            docintel_question::save_parsed_question(out_dir, &key, &document.profile, parsed)
+                .map_err(|e| brick_error("question")(Box::new(e)))?;
+        }
+        let dir = docintel_trace::question_dir(out_dir, &key, question);
         run.output.meta.trace_dir = Some(dir.display().to_string());
         docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(PipelineError::Trace)?;
     }
     Ok((run.output, document))
+}
+
+/// The folder key of the document at `path` ([`docintel_schema::slug::document_key`]: its
+/// name and the SHA-256 of its bytes) and that SHA-256 (of the path itself when the file
+/// cannot be read).
+pub(crate) fn document_key_of(path: &Path) -> (String, String) {
+    let sha256 = match std::fs::read(path) {
+        Ok(bytes) => docintel_parse::content_hash(&bytes),
+        Err(_) => docintel_parse::content_hash(path.display().to_string().as_bytes()),
+    };
+    (docintel_schema::slug::document_key(&path.display().to_string(), &sha256), sha256)
+}
+
+/// The trace's record of which document was read: its absolute path, the SHA-256 of its
+/// bytes and its folder key (replay reads that path and checks that hash).
+fn document_event(path: &Path, sha256: &str, key: &str) -> TraceEvent {
+    let absolute =
+        std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_owned());
+    TraceEvent {
+        brick: "parse".into(),
+        step: "document".into(),
+        detail: serde_json::json!({ "path": absolute.display().to_string(), "sha256": sha256, "key": key }),
+    }
 }
 
 /// A keyword a feedback round adds to the question (the model discovered
@@ -941,11 +969,13 @@ pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Resul
     });
     if let Some(out_dir) = &options.out_dir {
         let path = &corpus.documents[index].0;
-        let mut all_events = trace.events().to_vec();
+        let (key, sha256) = document_key_of(path);
+        let mut all_events = vec![document_event(path, &sha256, &key)];
+        all_events.extend(trace.events().iter().cloned());
         all_events.extend(events);
-        docintel_question::save_parsed_question(out_dir, path, &corpus.documents[index].1.profile, &parsed)
+        docintel_question::save_parsed_question(out_dir, &key, &corpus.documents[index].1.profile, &parsed)
             .map_err(|e| brick_error("question")(Box::new(e)))?;
-        let dir = docintel_trace::question_dir(out_dir, path, question);
+        let dir = docintel_trace::question_dir(out_dir, &key, question);
         output.meta.trace_dir = Some(dir.display().to_string());
         docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(PipelineError::Trace)?;
     }
@@ -1031,13 +1061,46 @@ pub fn replay_question_with_options(dir: &Path, options: &ParseOptions) -> Resul
         .find(|e| e.brick == "question" && e.step == "parse")
         .and_then(|e| serde_json::from_value(e.detail.clone()).ok())
         .unwrap_or_else(|| trace.parsed_question.clone());
-    let document_path = PathBuf::from(&trace.output.document);
+    // The document the trace recorded (absolute path and SHA-256 of its bytes); traces
+    // written before that record keep the path as typed.
+    let recorded = trace.events.iter().find(|e| e.brick == "parse" && e.step == "document").map(|e| &e.detail);
+    let recorded_path = recorded.and_then(|d| d.get("path")).and_then(serde_json::Value::as_str);
+    let recorded_hash = recorded.and_then(|d| d.get("sha256")).and_then(serde_json::Value::as_str);
+    let document_path = PathBuf::from(recorded_path.unwrap_or(&trace.output.document));
     let document = parse_file_with_options(&document_path, options).map_err(PipelineError::Parse)?;
     // As the ask saw it (see `answer_parsed_after`).
     let document = document.answerable().into_owned();
     let shown: Vec<docintel_schema::Passage> =
         trace.output.meta.passages_shown.iter().filter_map(|l| passage_from_label(l)).collect();
     let mut checks = Vec::new();
+    let (_, sha256) = document_key_of(&document_path);
+    checks.push(ReplayCheck {
+        what: format!("document {} (SHA-256 of its bytes)", document_path.display()),
+        identical: recorded_hash.is_none_or(|h| h == sha256),
+        detail: match recorded_hash {
+            None => "no hash recorded (a trace from an older build)".into(),
+            Some(h) if h == sha256 => format!("{} as recorded", &sha256[..12]),
+            Some(h) => format!("the file changed: recorded {}, now {}", &h[..h.len().min(12)], &sha256[..12]),
+        },
+    });
+    // The question the trace answers: the same text in the answer, the parsed question and
+    // the trace folder's name.
+    let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let same_question = trace.output.question == parsed.original_question
+        && trace.parsed_question.original_question == parsed.original_question
+        && folder == docintel_schema::slug::question_slug(&parsed.original_question);
+    checks.push(ReplayCheck {
+        what: "question".into(),
+        identical: same_question,
+        detail: if same_question {
+            format!("{:?}", parsed.original_question)
+        } else {
+            format!(
+                "answer.json asks {:?}, parsed_question.json {:?}, the folder is {folder}",
+                trace.output.question, trace.parsed_question.original_question
+            )
+        },
+    });
 
     let problems = docintel_generate::verify_citations(&trace.output.answer, &document, &shown);
     checks.push(ReplayCheck {
