@@ -1048,3 +1048,136 @@ fn a_failed_run_writes_no_trace_folder() {
     assert!(!out.exists() || question_folders(&out).is_empty(), "a failed run wrote {:?}", question_folders(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn mistakes_get_their_documented_exit_codes_and_a_clear_message() {
+    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = pdf.to_str().unwrap();
+    let code = |out: &Output| (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned());
+    // Questions that are no questions: usage (2), not an internal failure (1).
+    let long = "why ".repeat(1500);
+    for (question, says) in [("", "empty"), ("   ", "empty"), ("???", "no word"), (long.as_str(), "characters long")] {
+        let (status, stderr) = code(&docintel(&["ask", pdf, question, "--no-trace"]));
+        assert_eq!(status, Some(2), "{question:?}: {stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    // `trace replay` on a folder that is no trace: bad input, like `trace show`.
+    let (status, stderr) = code(&docintel(&["trace", "replay", env!("CARGO_MANIFEST_DIR")]));
+    assert_eq!(status, Some(3), "{stderr}");
+    // A bad model URL or timeout: named, usage.
+    let (status, stderr) = code(&docintel(&["ask", pdf, "What is the total?", "--llm-base-url", "htp:/bad url"]));
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("--llm-base-url") && !stderr.contains("builder error"), "{stderr}");
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["ask", pdf, "What is the total?", "--no-trace"])
+        .env("DOCINTEL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        .env("DOCINTEL_LLM_TIMEOUT_SECS", "abc")
+        .output()
+        .unwrap();
+    let (status, stderr) = code(&out);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("DOCINTEL_LLM_TIMEOUT_SECS"), "{stderr}");
+    // --pages the document does not have, a --satellites folder that is not there: bad input.
+    let (status, stderr) = code(&docintel(&["ask", pdf, "What is the total?", "--pages", "9999", "--no-trace"]));
+    assert_eq!(status, Some(3), "{stderr}");
+    assert!(stderr.contains("has 1 page(s)"), "{stderr}");
+    let (status, stderr) =
+        code(&docintel(&["ask", pdf, "What is the total?", "--satellites", "/nonexistent/satellites", "--no-trace"]));
+    assert_eq!(status, Some(3), "{stderr}");
+    assert!(stderr.contains("no such folder"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_non_utf8_file_name_is_a_file_and_a_closed_pipe_is_no_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("non-utf8");
+    let name = std::ffi::OsStr::from_bytes(b"inv\xff.pdf");
+    let pdf = dir.join(name);
+    std::fs::copy(fixture("AmazonWebServices.pdf"), &pdf).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .arg("ask")
+        .arg(&pdf)
+        .args(["What is the total amount?", "--no-trace"])
+        .env_remove("DOCINTEL_LLM_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // `docintel parse BIG | head -1`: the reader closes early.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .arg("parse")
+        .arg(&pdf)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("Broken pipe"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn escape_sequences_from_a_document_are_shown_not_played() {
+    let dir = temp_dir("esc");
+    let txt = dir.join("esc_spoof.txt");
+    std::fs::write(&txt, b"ACME Invoice\nTotal: 42.00 USD\x1b[1A\r\x1b[2K999.00 USD\x1b[1B\n").unwrap();
+    for args in
+        [&["ask", txt.to_str().unwrap(), "What is the total?", "--no-trace"][..], &["parse", txt.to_str().unwrap()]]
+    {
+        let out = docintel(args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(!stdout.contains('\x1b') && !stdout.contains('\r'), "{stdout:?}");
+        assert!(stdout.contains("\\u{1b}[1A"), "{stdout}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_answer_is_printed_when_its_trace_cannot_be_written() {
+    let dir = temp_dir("unwritable");
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, b"not a folder").unwrap();
+    let out_dir = blocker.join("out");
+    let pdf = fixture("AmazonWebServices.pdf");
+    let out =
+        docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4.11 USD"), "no answer printed");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not recorded") && stderr.contains("--no-trace") && !stderr.contains("brick"), "{stderr}");
+    // Same for a highlight that cannot be written.
+    let target = blocker.join("copy.pdf");
+    let out = docintel(&[
+        "ask",
+        pdf.to_str().unwrap(),
+        "What is the total amount?",
+        "--no-trace",
+        "--highlight",
+        target.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4.11 USD"), "no answer printed");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_corpus_link_to_a_file_outside_the_folder_is_left_out() {
+    let dir = temp_dir("corpus-link");
+    let corpus = dir.join("corpus");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::copy(fixture("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
+    std::fs::write(dir.join("secret.txt"), "Total amount due: 999.00 USD\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("secret.txt"), corpus.join("secret.txt")).unwrap();
+    let out =
+        docintel(&["ask", "--corpus", corpus.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["_meta"]["corpus"]["lines_shown"].as_array().unwrap().len(), 1, "{:#}", value["_meta"]["corpus"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("outside"), "no warning");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -211,6 +211,11 @@ impl Satellites {
     /// the built-in one; missing files keep the built-in table. Foreign keys
     /// are checked across the mix.
     pub fn from_dir(dir: &Path) -> Result<Satellites, SatelliteError> {
+        // A folder that is not there is a mistake, not "use every built-in table".
+        if !dir.is_dir() {
+            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder of satellite tables");
+            return Err(SatelliteError::Read { path: dir.to_owned(), source });
+        }
         Satellites::from_texts(&|name| {
             let path = dir.join(name);
             match std::fs::read_to_string(&path) {

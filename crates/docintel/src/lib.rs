@@ -174,8 +174,16 @@ pub enum PipelineError {
         /// The brick's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// The trace could not be written.
+    /// The trace could not be read (replay).
     Trace(docintel_trace::TraceError),
+    /// The question was answered but its audit trail could not be written: the answer is
+    /// here, to print before the failure.
+    NotWritten {
+        /// What could not be written, and why.
+        message: String,
+        /// The answer (its `_meta.trace_dir` is `None`).
+        output: Box<AskOutput>,
+    },
     /// The satellite tables given by the caller do not load.
     Satellites(SatelliteError),
     /// The expert dictionary given by the caller does not load.
@@ -201,6 +209,10 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Parse(e) => write!(f, "{e}"),
             PipelineError::Brick { brick, .. } => write!(f, "the {brick} brick failed"),
             PipelineError::Trace(e) => write!(f, "{e}"),
+            PipelineError::NotWritten { message, .. } => write!(
+                f,
+                "the answer was not recorded: {message} (give a writable --out DIR, or --no-trace to answer without an audit trail)"
+            ),
             PipelineError::Satellites(e) => write!(f, "{e}"),
             PipelineError::Dictionary(e) => write!(f, "{e}"),
             PipelineError::Schema(message) => write!(f, "answer schema {message}"),
@@ -223,6 +235,7 @@ impl std::error::Error for PipelineError {
             // cause); chaining them again would print the cause twice.
             PipelineError::Parse(_)
             | PipelineError::Trace(_)
+            | PipelineError::NotWritten { .. }
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
@@ -298,15 +311,27 @@ pub fn pdf_qa_with_document(
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
     run.events.insert(0, document_event(path, &sha256, &key));
     if let Some(out_dir) = &options.out_dir {
-        if let Some(parsed) = &parsed_to_save {
-            docintel_question::save_parsed_question(out_dir, &key, &document.profile, parsed)
-                .map_err(|e| brick_error("question")(Box::new(e)))?;
-        }
         let dir = docintel_trace::question_dir(out_dir, &key, question);
         run.output.meta.trace_dir = Some(dir.display().to_string());
-        docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(PipelineError::Trace)?;
+        let written = match &parsed_to_save {
+            Some(parsed) => docintel_question::save_parsed_question(out_dir, &key, &document.profile, parsed)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+        .and_then(|()| docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(|e| e.to_string()));
+        if let Err(message) = written {
+            run.output.meta.trace_dir = None;
+            return Err(PipelineError::NotWritten { message, output: Box::new(run.output) });
+        }
     }
     Ok((run.output, document))
+}
+
+/// Whether `base_url` can be a model server's base URL (http or https with a host); the
+/// reason when not, with any key in it redacted.
+pub fn openai_url(base_url: &str) -> Result<(), String> {
+    docintel_llm::openai::chat_completions_url(base_url).map(|_| ())
 }
 
 /// The folder key of the document at `path` ([`docintel_schema::slug::document_key`]: its
@@ -485,6 +510,22 @@ fn answer_parsed_after(
     // noted.
     let clock = Instant::now();
     if let Some(pages) = &options.pages {
+        // Pages the document does not have are a mistake, never a silent fallback.
+        if let Some(n) = document.profile.n_pages {
+            let outside: Vec<u32> = pages.iter().copied().filter(|&p| p == 0 || p > n).collect();
+            if !outside.is_empty() && outside.len() == pages.len() {
+                return Err(PipelineError::Config(format!(
+                    "--pages {}: {} has {n} page(s)",
+                    outside.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                    document.source
+                )));
+            }
+            if !outside.is_empty() {
+                parsed
+                    .parsing_notes
+                    .push(format!("pages {outside:?} are not in the document ({n} pages): ignored, the others kept"));
+            }
+        }
         parsed.retrieval.pages = pages.clone();
         parsed.structural_hints.pages_hint = pages.clone();
         parsed.parsing_notes.push(format!("pages {pages:?} set by the caller"));
@@ -826,9 +867,18 @@ pub const CORPUS_EXTENSIONS: [&str; 5] = ["pdf", "txt", "md", "markdown", "docx"
 pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| PipelineError::Parse(ParseError::Io { path: dir.display().to_string(), source: e }))?;
+    // A symbolic link to a file outside the folder is not part of the corpus.
+    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
+        .filter(|p| {
+            let inside = std::fs::canonicalize(p).is_ok_and(|target| target.starts_with(&root));
+            if !inside {
+                tracing::warn!("{}: a link to a file outside {}: skipped", p.display(), dir.display());
+            }
+            inside
+        })
         .filter(|p| {
             p.extension()
                 .and_then(|e| e.to_str())
@@ -973,11 +1023,19 @@ pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Resul
         let mut all_events = vec![document_event(path, &sha256, &key)];
         all_events.extend(trace.events().iter().cloned());
         all_events.extend(events);
-        docintel_question::save_parsed_question(out_dir, &key, &corpus.documents[index].1.profile, &parsed)
-            .map_err(|e| brick_error("question")(Box::new(e)))?;
         let dir = docintel_trace::question_dir(out_dir, &key, question);
         output.meta.trace_dir = Some(dir.display().to_string());
-        docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(PipelineError::Trace)?;
+        let written =
+            docintel_question::save_parsed_question(out_dir, &key, &corpus.documents[index].1.profile, &parsed)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(|e| e.to_string())
+                });
+        if let Err(message) = written {
+            output.meta.trace_dir = None;
+            return Err(PipelineError::NotWritten { message, output: Box::new(output) });
+        }
     }
     Ok(output)
 }
