@@ -163,6 +163,8 @@ pub struct OpenAiTransport {
     http: reqwest::Client,
     url: reqwest::Url,
     runtime: tokio::runtime::Runtime,
+    /// No attempt starts after this instant, and none runs past it (see [`Self::with_deadline`]).
+    deadline: Option<std::time::Instant>,
 }
 
 impl fmt::Debug for OpenAiTransport {
@@ -184,7 +186,15 @@ impl OpenAiTransport {
             .enable_all()
             .build()
             .map_err(|e| LlmError::Setup { reason: format!("tokio runtime: {e}") })?;
-        Ok(OpenAiTransport { http, url, runtime, config })
+        Ok(OpenAiTransport { http, url, runtime, config, deadline: None })
+    }
+
+    /// The transport with a deadline shared by every call made through it (and by other
+    /// transports given the same instant): past it no attempt starts, and an attempt's
+    /// timeout is cut to the time left. A question's model calls then end in bounded time.
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> OpenAiTransport {
+        self.deadline = deadline;
+        self
     }
 
     /// The configuration in use.
@@ -265,6 +275,10 @@ impl OpenAiTransport {
                 .post(self.url.clone())
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.to_vec());
+            if let Some(deadline) = self.deadline {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                request = request.timeout(left.min(self.config.timeout));
+            }
             if let Some(ApiKey(key)) = &self.config.api_key {
                 request = request.bearer_auth(key);
             }
@@ -384,6 +398,12 @@ impl LanguageModel for OpenAiTransport {
         let mut attempt = 0;
         let started = std::time::Instant::now();
         let raw = loop {
+            if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: "the question's time budget for model calls is spent: no call made".to_owned(),
+                });
+            }
             match self.attempt(&body) {
                 Ok(raw) => break raw,
                 Err(Attempt::Fail(error)) => return Err(error),
@@ -396,7 +416,8 @@ impl LanguageModel for OpenAiTransport {
                 Err(Attempt::Retry(last)) => {
                     let wait = self.backoff(attempt);
                     // A deadline over the attempts: no retry that could not finish in time.
-                    let out_of_time = started.elapsed() + wait + self.config.timeout > MAX_CALL_TIME;
+                    let out_of_time = started.elapsed() + wait + self.config.timeout > MAX_CALL_TIME
+                        || self.deadline.is_some_and(|d| std::time::Instant::now() + wait >= d);
                     if attempt >= self.config.max_retries || out_of_time {
                         let last = if out_of_time && attempt < self.config.max_retries {
                             format!("{last} (no retry: the call's {} s budget would pass)", MAX_CALL_TIME.as_secs())

@@ -374,3 +374,23 @@ fn an_unknown_role_is_refused_before_any_call() {
     let error = transport("http://127.0.0.1:9/v1".into(), None, 0, 1_000).complete(&bad).unwrap_err();
     assert!(matches!(error, LlmError::InvalidRequest { .. }), "{error:?}");
 }
+
+#[test]
+fn a_deadline_bounds_every_call_of_a_question() {
+    // A question's calls share one deadline: an attempt's timeout is cut to the time left...
+    let server = MockServer::start(vec![Canned::Stall]);
+    let started = Instant::now();
+    let deadline = Some(Instant::now() + Duration::from_millis(300));
+    let t = transport(server.base_url(), None, 3, 30_000).with_deadline(deadline);
+    assert!(t.complete(&request()).is_err());
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    server.finish();
+    // ...and past it no call is made at all.
+    let server = MockServer::start(vec![Canned::Reply(200, completion("{}", "stop"))]);
+    let t = transport(server.base_url(), None, 3, 5_000).with_deadline(Some(Instant::now()));
+    match t.complete(&request()).unwrap_err() {
+        LlmError::RetriesExhausted { attempts: 0, last } => assert!(last.contains("time budget"), "{last}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.finish().len(), 0);
+}

@@ -70,6 +70,12 @@ pub enum GeneratorChoice {
 pub struct AskOptions {
     /// Retrieval: passages shown to the generator.
     pub top_k: usize,
+    /// Model calls: the time one question's calls (question parse, routing, generation,
+    /// retries included) may take; past it no call starts. Default 600 s.
+    pub llm_time_budget: std::time::Duration,
+    /// The instant that budget ends, set when the question starts (`pdf_qa`, `corpus_qa`,
+    /// `answer_document`) unless the caller set one.
+    pub llm_deadline: Option<Instant>,
     /// Retrieval: lines of context around each hit.
     pub window: u32,
     /// Retrieval: restrict to these pages (overrides the question's hint).
@@ -127,6 +133,8 @@ impl AskOptions {
     pub fn new(top_k: usize) -> AskOptions {
         AskOptions {
             top_k,
+            llm_time_budget: std::time::Duration::from_secs(600),
+            llm_deadline: None,
             window: 2,
             pages: None,
             use_toc: true,
@@ -143,6 +151,16 @@ impl AskOptions {
             examples: None,
             embeddings: None,
         }
+    }
+
+    /// These options with the model-call deadline of a question starting now (kept when set).
+    fn for_question(&self) -> std::borrow::Cow<'_, AskOptions> {
+        if self.llm_deadline.is_some() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut options = self.clone();
+        options.llm_deadline = Instant::now().checked_add(self.llm_time_budget);
+        std::borrow::Cow::Owned(options)
     }
 
     /// The embedding model directory of the environment
@@ -277,6 +295,7 @@ pub fn pdf_qa_with_document(
     question: &str,
     options: &AskOptions,
 ) -> Result<(AskOutput, ParsedDocument), PipelineError> {
+    let options = &*options.for_question();
     let started = Instant::now();
     let document = parse_file_with_options(path, &parse_options(options)).map_err(PipelineError::Parse)?;
     let parse_ms = started.elapsed().as_millis() as u64;
@@ -405,7 +424,9 @@ fn parse_question(
 ) -> Result<QuestionRun, PipelineError> {
     match options.llm() {
         Some((config, model)) if options.llm_question => {
-            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let transport = OpenAiTransport::new(config.clone())
+                .map_err(|e| brick_error("llm")(Box::new(e)))?
+                .with_deadline(options.llm_deadline);
             let parser = LlmQuestionParser::new(transport, model).with_rules(rules.clone());
             let mut events: Vec<TraceEvent> = Vec::new();
             let run = parser
@@ -455,6 +476,7 @@ pub fn answer_document(
     question: &str,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
+    let options = &*options.for_question();
     let parser = question_parser(options)?;
     let run = parse_question(&parser, question, &document.profile, options)?;
     answer_parsed_after(document, run, &parser, options)
@@ -594,7 +616,9 @@ fn answer_parsed_after(
             None
         }
         GeneratorChoice::Llm { config, model } => {
-            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let transport = OpenAiTransport::new(config.clone())
+                .map_err(|e| brick_error("llm")(Box::new(e)))?
+                .with_deadline(options.llm_deadline);
             let mut generator = LlmGenerator::new(transport, model.clone());
             if let Some(path) = &options.schema {
                 let custom = docintel_generate::CustomSchema::from_file(path)
@@ -640,7 +664,9 @@ fn answer_parsed_after(
         let clock = Instant::now();
         let retrieval = match options.llm() {
             Some((config, model)) if options.llm_router && parsed.activations.use_toc_navigation => {
-                let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+                let transport = OpenAiTransport::new(config.clone())
+                    .map_err(|e| brick_error("llm")(Box::new(e)))?
+                    .with_deadline(options.llm_deadline);
                 let router = LlmRouter::new(transport, model, RoutingConfig::STANDARD);
                 implementations.insert("route".to_owned(), docintel_schema::Router::name(&router));
                 let retrieval = retriever
@@ -938,6 +964,7 @@ pub fn load_corpus(
 /// question (file names and summaries need no model); each tried file's
 /// parse uses the model when one is configured, like [`pdf_qa`].
 pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
+    let options = &*options.for_question();
     let Some((_, first)) = corpus.documents.first() else {
         return Err(PipelineError::EmptyCorpus {
             folder: corpus.folder.display().to_string(),
