@@ -688,7 +688,12 @@ mod tests {
             "{error}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
-        let missing = Satellites::from_dir(Path::new("/nonexistent/docintel/satellites")).unwrap();
-        assert_eq!(missing.answer_types(), Satellites::builtin().answer_types());
+        // A folder that is not there is an error naming it (issue 16: it silently meant "the
+        // built-in tables").
+        let missing = Satellites::from_dir(Path::new("/nonexistent/docintel/satellites")).unwrap_err().to_string();
+        assert!(
+            missing.contains("/nonexistent/docintel/satellites") && missing.contains("no such folder"),
+            "{missing}"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! per question, under the document's output folder:
 //!
 //! ```text
-//! <out>/<document-stem>/questions/<question-prefix>-<hash>/
+//! <out>/<document stem>-<content hash>/questions/<question-prefix>-<hash>/
 //!     pipeline_trace.json    every recorded decision, in order
 //!     answer.json            the AskOutput (answer + _meta)
 //!     llm_responses.jsonl    every raw LLM response, one JSON object a line,
@@ -26,8 +26,9 @@
 //!
 //! ```
 //! use std::path::Path;
-//! let dir = docintel_trace::question_dir(Path::new("out"), Path::new("a/invoice.pdf"), "What is the total?");
-//! assert!(dir.to_string_lossy().starts_with("out/invoice/questions/what-is-the-total-"));
+//! let key = docintel_schema::slug::document_key("a/invoice.pdf", &"ab".repeat(32));
+//! let dir = docintel_trace::question_dir(Path::new("out"), &key, "What is the total?");
+//! assert!(dir.to_string_lossy().starts_with("out/invoice-abababababab/questions/what-is-the-total-"));
 //! ```
 
 #![warn(missing_docs)]

@@ -85,7 +85,7 @@ pub struct AskOptions {
     /// Pipeline: where to write the per-question trace (`<out>/<document
     /// stem>/questions/...`), and the caches later runs reuse: parsed
     /// questions, and with embeddings the document's chunk vectors
-    /// (`<out>/<document stem>/embeddings/<key>.f32`). `None` writes none
+    /// (`<out>/<document key>/embeddings/<key>.f32`). `None` writes none
     /// (chunk vectors are then cached in memory only).
     pub out_dir: Option<PathBuf>,
     /// Generation: which generator answers.
