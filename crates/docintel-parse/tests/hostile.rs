@@ -288,3 +288,31 @@ fn text_drawn_only_by_form_field_appearances_is_reported_unread() {
         doc.diagnostics
     );
 }
+
+#[test]
+fn predefined_cjk_cmaps_decode_without_a_to_unicode_map() {
+    // pdf.js's noembed-sjis.pdf (90ms-RKSJ-H) and issue3521.pdf (GBKp-EUC-H) panicked with
+    // "unsupported encoding": no readable page.
+    for (encoding, ordering, bytes, want) in
+        [("90ms-RKSJ-H", "Japan1", "82A082A282A4", "あいう"), ("GBKp-EUC-H", "GB1", "CED2C3C7", "我们")]
+    {
+        let font =
+            format!("<< /Type /Font /Subtype /Type0 /BaseFont /CJK /Encoding /{encoding} /DescendantFonts [7 0 R] >>");
+        let cid = format!(
+            "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /CJK /CIDSystemInfo << /Registry (Adobe) /Ordering ({ordering}) /Supplement 2 >> /FontDescriptor 8 0 R /DW 1000 >>"
+        );
+        let content = format!("BT /F2 12 Tf 72 700 Td <{bytes}> Tj ET");
+        let pdf = raw_pdf(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+            stream(content.as_bytes(), ""),
+            FONT.as_bytes().to_vec(),
+            font.into_bytes(),
+            cid.into_bytes(),
+            b"<< /Type /FontDescriptor /FontName /CJK /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
+        ]);
+        let doc = parse_pdf_bytes(&format!("{encoding}.pdf"), &pdf).unwrap_or_else(|e| panic!("{encoding}: {e}"));
+        assert_eq!(texts(&doc), [want], "{encoding}");
+    }
+}

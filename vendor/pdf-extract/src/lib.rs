@@ -30,6 +30,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::marker::PhantomData;
 use std::result::Result;
 use log::{warn, error, debug};
+mod predefined;
 mod core_fonts;
 mod glyphnames;
 mod zapfglyphnames;
@@ -994,12 +995,19 @@ impl<'a> PdfCIDFont<'a> {
         let encoding = maybe_get_obj(doc, font, b"Encoding").expect("Encoding required in type0 fonts");
         dlog!("base_name {} {:?}", base_name, font);
 
+        let encoding_name = match encoding {
+            &Object::Name(ref name) => Some(pdf_to_utf8(name)),
+            _ => None,
+        };
         let encoding = match encoding {
             &Object::Name(ref name) => {
                 let name = pdf_to_utf8(name);
                 dlog!("encoding {:?}", name);
                 if name == "Identity-H" || name == "Identity-V" {
                     ByteMapping { codespace: vec![CodeRange{width: 2, start: 0, end: 0xffff }], cid: vec![CIDRange{ src_code_lo: 0, src_code_hi: 0xffff, dst_CID_lo: 0 }]}
+                } else if let Some(mapping) = predefined::byte_mapping(&name) {
+                    // docintel: the predefined CJK CMaps are embedded (src/predefined.rs).
+                    mapping
                 } else {
                     panic!("unsupported encoding {}", name);
                 }
@@ -1017,7 +1025,25 @@ impl<'a> PdfCIDFont<'a> {
         // We should also look inside the truetype data to see if there's a cmap table. It will help us convert as well.
         // This won't work if the cmap has been subsetted. A better approach might be to hash glyph contents and use that against
         // a global library of glyph hashes
-        let unicode_map = get_unicode_map(doc, font);
+        let mut unicode_map = get_unicode_map(doc, font);
+        // docintel: without a ToUnicode map, a font of an Adobe character collection reads
+        // through the collection's CID-to-Unicode table.
+        if unicode_map.is_none() {
+            let ordering = maybe_get_obj(doc, ciddict, b"CIDSystemInfo")
+                .and_then(|o| maybe_deref(doc, o).as_dict().ok())
+                .and_then(|info| maybe_get_obj(doc, info, b"Ordering"))
+                .and_then(|o| o.as_str().ok())
+                .map(|o| String::from_utf8_lossy(o).into_owned());
+            let registry_adobe = maybe_get_obj(doc, ciddict, b"CIDSystemInfo")
+                .and_then(|o| maybe_deref(doc, o).as_dict().ok())
+                .and_then(|info| maybe_get_obj(doc, info, b"Registry"))
+                .and_then(|o| o.as_str().ok())
+                .is_some_and(|r| r == b"Adobe");
+            let vertical = matches!(encoding_name.as_deref(), Some(n) if n == "V" || n.ends_with("-V"));
+            if let (true, Some(ordering)) = (registry_adobe, ordering) {
+                unicode_map = predefined::cid_to_unicode(&ordering, vertical).map(|m| (*m).clone());
+            }
+        }
 
         dlog!("descendents {:?} {:?}", descendants, ciddict);
 
@@ -1105,7 +1131,9 @@ impl<'a> PdfFont for PdfCIDFont<'a> {
         let code = code?;
         for range in &self.encoding.cid {
             if code.0 >= range.src_code_lo && code.0 <= range.src_code_hi {
-                return Some((code.0 + range.dst_CID_lo, code.1 as u8));
+                // docintel: `dst_CID_lo` is the CID of `src_code_lo` (upstream added the code
+                // itself, right only when the range starts at code 0, as Identity-H does).
+                return Some((code.0 - range.src_code_lo + range.dst_CID_lo, code.1 as u8));
             }
         }
         None
