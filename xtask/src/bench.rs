@@ -168,6 +168,9 @@ fn fold(c: char, out: &mut String) {
     }
     match c {
         c if c.is_whitespace() => out.push(' '),
+        // Control characters are no text (a terminal escape sequence in a text file, which
+        // PyMuPDF shows as U+FFFD).
+        c if c.is_control() || c == '\u{FFFD}' => {}
         '\u{200B}' | '\u{FEFF}' | '\u{00AD}' => {}
         '\u{2010}' | '\u{2011}' => out.push('-'),
         c => out.push(c),
