@@ -471,6 +471,9 @@ fn inflate_one(stream: &Stream, cap: usize) -> Inflated {
     }
     match stream.decompressed_content() {
         Ok(data) if data.len() > cap => Inflated::Cut(Vec::new()),
+        // lopdf answers a stream that does not inflate at all with no bytes: that is a failure
+        // (the stream stays as it is, and a content stream so is reported unreadable).
+        Ok(data) if data.is_empty() && !stream.content.is_empty() && first_is_flate => Inflated::Failed,
         Ok(data) => Inflated::Whole(data),
         Err(_) => Inflated::Failed,
     }

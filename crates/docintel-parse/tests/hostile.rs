@@ -316,3 +316,22 @@ fn predefined_cjk_cmaps_decode_without_a_to_unicode_map() {
         assert_eq!(texts(&doc), [want], "{encoding}");
     }
 }
+
+#[test]
+fn a_content_stream_that_does_not_inflate_is_reported() {
+    // pdf.js's issue7665.pdf: lopdf inflates its content to nothing and the page was silently empty.
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        page(2, 5, 4),
+        stream(b"\xb1Y\xfd_\xe5\x01\x10\x85\xa6-k\x9d\xa5c\xce\xbc\xb2R\x04\x16", " /Filter /FlateDecode"),
+        FONT.as_bytes().to_vec(),
+    ]);
+    let doc = parse_pdf_bytes("garbled.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert!(doc.lines.is_empty());
+    assert!(
+        doc.diagnostics.iter().any(|d| d.page == Some(1) && d.message.contains("4 0 R unreadable")),
+        "{:?}",
+        doc.diagnostics
+    );
+}
