@@ -77,6 +77,12 @@ fn describe(doc: &ParsedDocument, seconds: f64) -> Value {
         .map(|t| json!([t.level, t.title, t.start_page]))
         .collect();
     let failed_pages = doc.diagnostics.iter().filter(|d| d.message.contains("text extraction failed")).count();
+    let warnings: Vec<&str> = doc
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == docintel::schema::Severity::Warning)
+        .map(|d| d.message.as_str())
+        .collect();
     json!({
         "pages": doc.profile.n_pages.unwrap_or(doc.pages.len() as u32),
         "seconds": seconds,
@@ -84,23 +90,24 @@ fn describe(doc: &ParsedDocument, seconds: f64) -> Value {
         "toc": toc,
         "diagnostics": doc.diagnostics.len(),
         "failed_pages": failed_pages,
+        "warnings": warnings,
         "peak_rss_kb": peak_rss_kb(),
     })
 }
 
 /// One side's result for one file.
 #[derive(Debug, Default)]
-struct Run {
+pub(crate) struct Run {
     pages: u64,
     seconds: f64,
     rss_kb: u64,
-    lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     toc: Vec<(i64, String, i64)>,
-    error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 impl Run {
-    fn from_json(v: &Value) -> Run {
+    pub(crate) fn from_json(v: &Value) -> Run {
         let toc = v["toc"]
             .as_array()
             .map(|a| {
@@ -134,7 +141,7 @@ impl Run {
 }
 
 /// Runs a child that prints one JSON object on its last stdout line.
-fn run_json(cmd: std::process::Command, timeout: Duration) -> Run {
+pub(crate) fn run_json(cmd: std::process::Command, timeout: Duration) -> Run {
     match stress::run_child(cmd, timeout) {
         Outcome::Exited { code: 0, stdout, .. } => {
             match stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).map(serde_json::from_str::<Value>) {
@@ -161,6 +168,9 @@ fn fold(c: char, out: &mut String) {
     }
     match c {
         c if c.is_whitespace() => out.push(' '),
+        // Control characters are no text (a terminal escape sequence in a text file, which
+        // PyMuPDF shows as U+FFFD).
+        c if c.is_control() || c == '\u{FFFD}' => {}
         '\u{200B}' | '\u{FEFF}' | '\u{00AD}' => {}
         '\u{2010}' | '\u{2011}' => out.push('-'),
         c => out.push(c),
@@ -193,17 +203,17 @@ fn char_counts(lines: &[String]) -> HashMap<char, u64> {
 
 /// Comparison of one file.
 #[derive(Debug, Default, Clone, Copy)]
-struct Compare {
-    chars_theirs: u64,
-    chars_ours: u64,
-    chars_common: u64,
+pub(crate) struct Compare {
+    pub(crate) chars_theirs: u64,
+    pub(crate) chars_ours: u64,
+    pub(crate) chars_common: u64,
     lines_theirs: u64,
     lines_found: u64,
     toc_max: u64,
     toc_equal: u64,
 }
 
-fn compare(ours: &Run, theirs: &Run) -> Compare {
+pub(crate) fn compare(ours: &Run, theirs: &Run) -> Compare {
     let (co, ct) = (char_counts(&ours.lines), char_counts(&theirs.lines));
     let chars_theirs = ct.values().sum();
     let chars_ours = co.values().sum();
@@ -235,7 +245,7 @@ fn compare(ours: &Run, theirs: &Run) -> Compare {
     }
 }
 
-fn ratio(a: u64, b: u64) -> String {
+pub(crate) fn ratio(a: u64, b: u64) -> String {
     if b == 0 { "-".into() } else { format!("{:.4}", a as f64 / b as f64) }
 }
 

@@ -6,7 +6,11 @@
 //! per file: `ok` with pages and lines (and failed pages, if any), `error`
 //! with the parser's message (a clean refusal), `PANIC` (the child died: a
 //! panic escaped, or a signal such as a stack overflow) or `HANG` (killed at
-//! the timeout). Totals at the end; the target is 0 panics, 0 hangs.
+//! the timeout). With PyMuPDF importable (`--python PY`, default `python3`,
+//! `xtask/scripts/pymupdf_bench.py`), each line also gives the characters kept
+//! against PyMuPDF's (`bench parse`'s multiset measure) and marks `SILENT LOSS`
+//! where under 95% are kept and the parser gave no warning. Totals at the end;
+//! the target is 0 panics, 0 hangs, 0 silent losses.
 //!
 //! `--mutate N [--seed S]` then parses N mutants of those PDFs: each copy
 //! gets one deterministic damage (random bytes flipped, cut short, a chunk
@@ -24,7 +28,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-const USAGE: &str = "usage: cargo xtask stress [--shared DIR] [--timeout SECS] [--mutate N] [--seed S]";
+const USAGE: &str = "usage: cargo xtask stress [--shared DIR] [--timeout SECS] [--mutate N] [--seed S] [--python PY]";
+
+/// Under this share of PyMuPDF's characters, a file without a warning lost text silently.
+const SILENT_LOSS_BELOW: f64 = 0.95;
 
 /// How a child process ended.
 #[derive(Debug)]
@@ -102,6 +109,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut timeout = Duration::from_secs(60);
     let mut mutants = 0usize;
     let mut seed = 0x5eed_d0c5_u64;
+    let mut python = "python3".to_owned();
     let mut i = 0;
     while i < args.len() {
         let value = args.get(i + 1).with_context(|| format!("{} needs a value\n{USAGE}", args[i]));
@@ -110,6 +118,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "--timeout" => timeout = Duration::from_secs(value?.parse().context("--timeout SECS")?),
             "--mutate" => mutants = value?.parse().context("--mutate N")?,
             "--seed" => seed = value?.parse().context("--seed S")?,
+            "--python" => python = value?.clone(),
             other => bail!("unknown argument {other}\n{USAGE}"),
         }
         i += 2;
@@ -126,14 +135,34 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     files.extend(arogya);
 
     let exe = std::env::current_exe().context("locating the xtask binary")?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pymupdf_bench.py");
+    let has_pymupdf = Command::new(&python).args(["-c", "import pymupdf"]).output().is_ok_and(|o| o.status.success());
+    if !has_pymupdf {
+        println!("({python} cannot import pymupdf: characters are not compared; `pip install pymupdf`)");
+    }
     let mut tally = Tally::default();
     let started = Instant::now();
     for file in &files {
         let shown = file.strip_prefix(&shared).unwrap_or(file).display().to_string();
-        let (_, line) = parse_in_child(&exe, file, timeout, &mut tally)?;
+        let (_, mut line) = parse_in_child(&exe, file, timeout, &mut tally)?;
+        if has_pymupdf && let Some((ours, warned)) = tally.last.take() {
+            let mut cmd = Command::new(&python);
+            cmd.arg(&script).arg(file);
+            let theirs = crate::bench::run_json(cmd, timeout);
+            line.push_str(&chars_column(&ours, &theirs, warned, &mut tally));
+        }
         println!("{shown:<70} {line}");
     }
     println!("{} files in {:.1} s: {}", files.len(), started.elapsed().as_secs_f64(), tally.summary());
+    if has_pymupdf {
+        println!(
+            "characters kept vs PyMuPDF over {} compared file(s): {}; {} file(s) under {:.0}% without a warning (silent loss)",
+            tally.compared,
+            crate::bench::ratio(tally.chars_common, tally.chars_theirs),
+            tally.silent_losses,
+            SILENT_LOSS_BELOW * 100.0
+        );
+    }
 
     if mutants > 0 {
         mutate_and_parse(&exe, &files, mutants, seed, timeout)?;
@@ -148,6 +177,40 @@ struct Tally {
     panics: usize,
     hangs: usize,
     failed_pages: u64,
+    /// The last parsed file's result and whether it warned (for the PyMuPDF comparison).
+    last: Option<(crate::bench::Run, bool)>,
+    compared: usize,
+    chars_common: u64,
+    chars_theirs: u64,
+    silent_losses: usize,
+}
+
+/// ` chars ours/theirs kept P%` (and ` SILENT LOSS`), counted in `tally`; empty when
+/// PyMuPDF failed on the file too.
+fn chars_column(ours: &crate::bench::Run, theirs: &crate::bench::Run, warned: bool, tally: &mut Tally) -> String {
+    if theirs.error.is_some() {
+        return "  (pymupdf: error)".to_owned();
+    }
+    let c = crate::bench::compare(ours, theirs);
+    if c.chars_theirs == 0 {
+        return format!("  chars {}/0", c.chars_ours);
+    }
+    tally.compared += 1;
+    tally.chars_common += c.chars_common;
+    tally.chars_theirs += c.chars_theirs;
+    let kept = c.chars_common as f64 / c.chars_theirs as f64;
+    let silent = kept < SILENT_LOSS_BELOW && !warned;
+    if silent {
+        tally.silent_losses += 1;
+    }
+    format!(
+        "  chars {}/{} kept {:.1}%{}{}",
+        c.chars_ours,
+        c.chars_theirs,
+        kept * 100.0,
+        if kept < SILENT_LOSS_BELOW && warned { " (loss warned)" } else { "" },
+        if silent { "  SILENT LOSS" } else { "" }
+    )
 }
 
 impl Tally {
@@ -176,6 +239,8 @@ fn parse_in_child(exe: &Path, file: &Path, timeout: Duration, tally: &mut Tally)
                 }
                 Some(Ok(v)) => {
                     tally.ok += 1;
+                    let warned = v["warnings"].as_array().is_some_and(|w| !w.is_empty());
+                    tally.last = Some((crate::bench::Run::from_json(&v), warned));
                     let failed = v["failed_pages"].as_u64().unwrap_or(0);
                     tally.failed_pages += failed;
                     let lines = v["lines"].as_array().map_or(0, Vec::len);

@@ -74,7 +74,19 @@ enum TraceCommand {
     /// folder from its stored parsed question and passages, re-reading the
     /// document, and check they are byte-identical to what was recorded
     /// (exit 1 when any differs).
-    Replay(TraceShowArgs),
+    Replay(TraceReplayArgs),
+}
+
+#[derive(Args)]
+struct TraceReplayArgs {
+    /// The question folder (holds parsed_question.json, pipeline_trace.json, answer.json).
+    dir: PathBuf,
+    /// Print exactly one JSON summary object on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Password of the traced document when it is an encrypted PDF (never stored in a trace).
+    #[arg(long, value_name = "PASSWORD")]
+    password: Option<String>,
 }
 
 #[derive(Args)]
@@ -91,7 +103,7 @@ struct AskArgs {
     /// `FILE QUESTION`: the document (PDF, TXT, Markdown, DOCX) and the
     /// question in natural language; with `--corpus DIR`, only `QUESTION`.
     #[arg(value_name = "FILE> <QUESTION", num_args = 1..=2, required = true)]
-    positional: Vec<String>,
+    positional: Vec<std::ffi::OsString>,
     /// Ask a folder of documents instead of one file: the router first picks
     /// the file(s) from a list of names and summaries, then walks each
     /// picked file's own table of contents.
@@ -235,12 +247,24 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // `docintel parse BIG | head -1`: the reader left, nothing to report.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             let code = exit_code(&error);
             eprintln!("docintel: {error:#}");
             ExitCode::from(code)
         }
     }
+}
+
+/// Whether the failure is stdout's reader having gone away.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 /// The exit code for a failure (see `EXIT_CODES_HELP`).
@@ -255,6 +279,7 @@ fn exit_code(error: &anyhow::Error) -> u8 {
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
             | PipelineError::Config(_)
+            | PipelineError::Trace(TraceError::Missing { .. } | TraceError::Corrupt { .. })
             | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
             _ => EXIT_FAILURE,
         };
@@ -282,35 +307,97 @@ fn init_tracing() {
 
 /// The generator to use: an LLM when an endpoint or key is configured (flag
 /// or environment) and `--offline` is not given, else the extractive one.
-fn generator_choice(args: &AskArgs) -> GeneratorChoice {
+fn generator_choice(args: &AskArgs) -> Result<GeneratorChoice, UsageError> {
     if args.offline {
-        return GeneratorChoice::Extractive;
+        return Ok(GeneratorChoice::Extractive);
     }
     let env = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
     let base_url = args.llm_base_url.clone().or_else(|| env("DOCINTEL_LLM_BASE_URL"));
     let api_key = env("OPENAI_API_KEY");
     if base_url.is_none() && api_key.is_none() {
-        return GeneratorChoice::Extractive;
+        return Ok(GeneratorChoice::Extractive);
     }
+    if let Some(url) = &base_url {
+        let source = if args.llm_base_url.is_some() { "--llm-base-url" } else { "DOCINTEL_LLM_BASE_URL" };
+        docintel::openai_url(url).map_err(|reason| UsageError(format!("{source}: {reason}")))?;
+    }
+    let timeout_secs = match env("DOCINTEL_LLM_TIMEOUT_SECS") {
+        None => 120,
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return Err(UsageError(format!(
+                    "DOCINTEL_LLM_TIMEOUT_SECS={v:?} is not a number of seconds (a whole number above 0)"
+                )));
+            }
+        },
+    };
     let custom_server = base_url.is_some();
     let config = OpenAiConfig {
         base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
         api_key: api_key.map(ApiKey::new),
-        timeout: std::time::Duration::from_secs(
-            env("DOCINTEL_LLM_TIMEOUT_SECS").and_then(|v| v.trim().parse().ok()).unwrap_or(120),
-        ),
+        timeout: std::time::Duration::from_secs(timeout_secs),
         max_retries: 3,
         backoff_base: std::time::Duration::from_millis(500),
         // Local servers (llama.cpp, older vLLM) only know `max_tokens`.
         send_legacy_max_tokens: custom_server,
     };
     let model = args.model.clone().or_else(|| env("DOCINTEL_LLM_MODEL")).unwrap_or_else(|| "gpt-4.1-mini".to_owned());
-    GeneratorChoice::Llm { config, model }
+    Ok(GeneratorChoice::Llm { config, model })
+}
+
+/// Whether the file starts (within its first KiB) with a `%PDF-` header; an unreadable file
+/// counts as one (the parse then reports it).
+fn looks_like_pdf(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    match std::fs::File::open(path) {
+        Ok(file) => {
+            let _ = file.take(1024).read_to_end(&mut head);
+            head.windows(5).any(|w| w == b"%PDF-")
+        }
+        Err(_) => true,
+    }
+}
+
+/// Longest question accepted, in characters.
+const MAX_QUESTION_CHARS: usize = 4000;
+
+/// A question the pipeline can parse: UTF-8, some letter or digit, not over-long.
+fn checked_question(question: &std::ffi::OsStr) -> Result<String, UsageError> {
+    let question = question.to_str().ok_or_else(|| UsageError("the question is not valid UTF-8".into()))?;
+    if question.trim().is_empty() {
+        return Err(UsageError("the question is empty".into()));
+    }
+    if !question.chars().any(char::is_alphanumeric) {
+        return Err(UsageError(format!("the question {:?} has no word in it", escape_controls(question))));
+    }
+    let n = question.chars().count();
+    if n > MAX_QUESTION_CHARS {
+        return Err(UsageError(format!("the question is {n} characters long (at most {MAX_QUESTION_CHARS})")));
+    }
+    Ok(question.to_owned())
+}
+
+/// `text` with control characters (ESC, CR, backspace, bidirectional overrides...) shown as
+/// `\u{..}` escapes, so document or model text cannot move the cursor or rewrite what the
+/// terminal shows; newlines and tabs are kept.
+fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}');
+        if (c.is_control() && c != '\n' && c != '\t') || bidi {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn ask(args: AskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
-    options.generator = generator_choice(&args);
+    options.generator = generator_choice(&args)?;
     options.satellites_dir = args.satellites.clone();
     options.dictionary = args.dictionary.clone();
     options.strategy = match args.strategy.as_deref() {
@@ -328,11 +415,37 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.examples = args.examples.clone();
     options.embeddings = args.embeddings.clone().or_else(AskOptions::embeddings_from_env);
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
-    let (output, highlighted) = match (&args.corpus, args.positional.as_slice()) {
+    // The answer is printed first; a trace or highlight that cannot be written is reported
+    // after it (and the exit code says so).
+    let print = |output: &AskOutput| -> anyhow::Result<()> {
+        let mut stdout = std::io::stdout().lock();
+        if args.json {
+            serde_json::to_writer_pretty(&mut stdout, output)?;
+            writeln!(stdout)?;
+        } else {
+            write!(stdout, "{}", escape_controls(&render_answer(output)))?;
+        }
+        Ok(())
+    };
+    let answered = |result: Result<AskOutput, PipelineError>| -> anyhow::Result<AskOutput> {
+        match result {
+            Ok(output) => {
+                print(&output)?;
+                Ok(output)
+            }
+            Err(PipelineError::NotWritten { message, output }) => {
+                print(&output)?;
+                Err(PipelineError::NotWritten { message, output }.into())
+            }
+            Err(error) => Err(error.into()),
+        }
+    };
+    let highlighted = match (&args.corpus, args.positional.as_slice()) {
         (Some(dir), [question]) => {
+            let question = checked_question(question)?;
             let corpus = load_corpus(dir, &options)?;
-            let output = docintel::corpus_qa(&corpus, question, &options)?;
-            let highlighted = match &args.highlight {
+            let output = answered(docintel::corpus_qa(&corpus, &question, &options))?;
+            match &args.highlight {
                 Some(target) => {
                     let (path, document) = corpus
                         .documents
@@ -342,35 +455,37 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
                     Some((target, highlight(path, target, &output, document)?))
                 }
                 None => None,
-            };
-            (output, highlighted)
+            }
         }
         (None, [file, question]) => {
+            let question = checked_question(question)?;
             let file = PathBuf::from(file);
+            // A usage mistake is reported before any work (the highlight needs a PDF).
+            if args.highlight.is_some() && !looks_like_pdf(&file) {
+                return Err(UsageError(format!("--highlight needs a PDF input; {} is not one", file.display())).into());
+            }
             let spinner = spinner(format!("reading {} and answering", file.display()));
-            let answered = docintel::pdf_qa_with_document(&file, question, &options);
+            let result = docintel::pdf_qa_with_document(&file, &question, &options);
             if let Some(spinner) = spinner {
                 spinner.finish_and_clear();
             }
-            let (output, document) = answered?;
-            let highlighted = match &args.highlight {
-                Some(target) => Some((target, highlight(&file, target, &output, &document)?)),
-                None => None,
+            let (result, document) = match result {
+                Ok((output, document)) => (Ok(output), Some(document)),
+                Err(error) => (Err(error), None),
             };
-            (output, highlighted)
+            let output = answered(result)?;
+            match (&args.highlight, document) {
+                (Some(target), Some(document)) => Some((target, highlight(&file, target, &output, &document)?)),
+                _ => None,
+            }
         }
         (Some(_), _) => return Err(UsageError("with --corpus DIR, give only the question".into()).into()),
         (None, _) => return Err(UsageError("give the document and the question: ask <FILE> <QUESTION>".into()).into()),
     };
-    let mut stdout = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &output)?;
-        writeln!(stdout)?;
-    } else {
-        write!(stdout, "{}", render_answer(&output))?;
-        if let Some((target, n)) = highlighted {
-            writeln!(stdout, "highlighted {n} cited line(s) in {}", target.display())?;
-        }
+    if let Some((target, n)) = highlighted
+        && !args.json
+    {
+        writeln!(std::io::stdout().lock(), "highlighted {n} cited line(s) in {}", target.display())?;
     }
     Ok(())
 }
@@ -469,7 +584,7 @@ fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {
         serde_json::to_writer_pretty(&mut stdout, &docintel::trace::summary(&trace))?;
         writeln!(stdout)?;
     } else {
-        write!(stdout, "{}", docintel::trace::render(&trace))?;
+        write!(stdout, "{}", escape_controls(&docintel::trace::render(&trace)))?;
     }
     Ok(())
 }
@@ -486,8 +601,12 @@ impl std::fmt::Display for ReplayDiffers {
 
 impl std::error::Error for ReplayDiffers {}
 
-fn trace_replay(args: TraceShowArgs) -> anyhow::Result<()> {
-    let report = docintel::replay_question(&args.dir)?;
+fn trace_replay(args: TraceReplayArgs) -> anyhow::Result<()> {
+    let options = match &args.password {
+        Some(password) => docintel::ParseOptions::with_password(password.clone()),
+        None => docintel::ParseOptions::default(),
+    };
+    let report = docintel::replay_question_with_options(&args.dir, &options)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &report)?;
@@ -496,7 +615,7 @@ fn trace_replay(args: TraceShowArgs) -> anyhow::Result<()> {
         writeln!(stdout, "replay of {} (document {})", report.dir, report.document)?;
         for check in &report.checks {
             let mark = if check.identical { "identical" } else { "DIFFERS" };
-            writeln!(stdout, "  {mark:<9} {}: {}", check.what, check.detail)?;
+            writeln!(stdout, "  {mark:<9} {}: {}", escape_controls(&check.what), escape_controls(&check.detail))?;
         }
     }
     let differing = report.checks.iter().filter(|c| !c.identical).count();
@@ -525,7 +644,7 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
         serde_json::to_writer_pretty(&mut stdout, &document)?;
         writeln!(stdout)?;
     } else {
-        write!(stdout, "{}", render_document(&document))?;
+        write!(stdout, "{}", escape_controls(&render_document(&document)))?;
     }
     Ok(())
 }
@@ -613,9 +732,11 @@ fn render_document(document: &ParsedDocument) -> String {
     for d in &document.diagnostics {
         s.push_str(&format!("diagnostic: {}{}\n", d.page.map(|p| format!("p.{p}: ")).unwrap_or_default(), d.message));
     }
-    s.push_str("GLOBAL_LINE\tpage\tline_in_page\ttext\n");
+    s.push_str("GLOBAL_LINE\tpage\tline_in_page\tvisible\ttext\n");
+    let invisible = document.invisible_lines();
     for line in &document.lines {
-        s.push_str(&format!("{}\t{}\t{}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
+        let visible = if invisible.binary_search(&line.line_id).is_ok() { "no" } else { "yes" };
+        s.push_str(&format!("{}\t{}\t{}\t{visible}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
     }
     s
 }

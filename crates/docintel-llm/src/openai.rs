@@ -62,7 +62,7 @@ impl fmt::Debug for ApiKey {
 /// How to reach an OpenAI-compatible server. Every field is explicit: there
 /// is no default endpoint and nothing is read from the environment here (the
 /// CLI does that).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OpenAiConfig {
     /// API base including the version path, e.g. `https://api.openai.com/v1`
     /// or `http://127.0.0.1:8080/v1`; `/chat/completions` is appended.
@@ -81,6 +81,70 @@ pub struct OpenAiConfig {
     pub send_legacy_max_tokens: bool,
 }
 
+impl fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The base URL may carry a key (userinfo, `?key=`): never printed as is.
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &redact_url(&self.base_url))
+            .field("api_key", &self.api_key)
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .field("backoff_base", &self.backoff_base)
+            .field("send_legacy_max_tokens", &self.send_legacy_max_tokens)
+            .finish()
+    }
+}
+
+/// `url` with its userinfo and every query value replaced by `[redacted]` (a key passed as
+/// `?key=...` or `https://user:key@host`), for anything printed or stored; a text that is
+/// not a URL is returned with everything after `?` and before `@` redacted.
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            if !parsed.username().is_empty() {
+                let _ = parsed.set_username("[redacted]");
+            }
+            if parsed.password().is_some() {
+                let _ = parsed.set_password(Some("[redacted]"));
+            }
+            if parsed.query().is_some() {
+                let pairs: Vec<(String, String)> =
+                    parsed.query_pairs().map(|(k, _)| (k.into_owned(), String::new())).collect();
+                let query: Vec<String> = pairs.iter().map(|(k, _)| format!("{k}=[redacted]")).collect();
+                parsed.set_query(Some(&query.join("&")));
+            }
+            parsed.to_string().replace("%5Bredacted%5D", "[redacted]")
+        }
+        Err(_) => {
+            let text = url.split('?').next().unwrap_or_default();
+            match text.rsplit_once('@') {
+                Some((_, host)) => format!("[redacted]@{host}"),
+                None => text.to_owned(),
+            }
+        }
+    }
+}
+
+/// The chat-completions endpoint under `base_url`: `/chat/completions` appended to the path,
+/// the query (if any) kept after it.
+pub fn chat_completions_url(base_url: &str) -> Result<reqwest::Url, String> {
+    let mut url =
+        reqwest::Url::parse(base_url.trim()).map_err(|e| format!("{} is not a URL ({e})", redact_url(base_url)))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{} is not an http(s) URL with a host", redact_url(base_url)));
+    }
+    url.path_segments_mut()
+        .map_err(|()| format!("{} cannot take a path", redact_url(base_url)))?
+        .pop_if_empty()
+        .push("chat")
+        .push("completions");
+    Ok(url)
+}
+
+/// Most time one [`LanguageModel::complete`] call may take, retries and waits included:
+/// past it no new attempt starts (a hung server costs one timeout per attempt otherwise).
+pub const MAX_CALL_TIME: Duration = Duration::from_secs(300);
+
 /// A [`LanguageModel`] speaking OpenAI chat completions with strict
 /// structured output.
 ///
@@ -97,8 +161,10 @@ pub struct OpenAiConfig {
 pub struct OpenAiTransport {
     config: OpenAiConfig,
     http: reqwest::Client,
-    url: String,
+    url: reqwest::Url,
     runtime: tokio::runtime::Runtime,
+    /// No attempt starts after this instant, and none runs past it (see [`Self::with_deadline`]).
+    deadline: Option<std::time::Instant>,
 }
 
 impl fmt::Debug for OpenAiTransport {
@@ -115,12 +181,20 @@ impl OpenAiTransport {
             .connect_timeout(config.timeout)
             .build()
             .map_err(|e| LlmError::Setup { reason: format!("HTTP client: {e}") })?;
-        let url = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let url = chat_completions_url(&config.base_url).map_err(|reason| LlmError::Setup { reason })?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| LlmError::Setup { reason: format!("tokio runtime: {e}") })?;
-        Ok(OpenAiTransport { http, url, runtime, config })
+        Ok(OpenAiTransport { http, url, runtime, config, deadline: None })
+    }
+
+    /// The transport with a deadline shared by every call made through it (and by other
+    /// transports given the same instant): past it no attempt starts, and an attempt's
+    /// timeout is cut to the time left. A question's model calls then end in bounded time.
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> OpenAiTransport {
+        self.deadline = deadline;
+        self
     }
 
     /// The configuration in use.
@@ -196,14 +270,33 @@ impl OpenAiTransport {
     /// One HTTP attempt: the reply body as JSON, verbatim, or why not.
     fn attempt(&self, body: &[u8]) -> Result<Value, Attempt> {
         self.runtime.block_on(async {
-            let mut request =
-                self.http.post(&self.url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_vec());
+            let mut request = self
+                .http
+                .post(self.url.clone())
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_vec());
+            if let Some(deadline) = self.deadline {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                request = request.timeout(left.min(self.config.timeout));
+            }
             if let Some(ApiKey(key)) = &self.config.api_key {
                 request = request.bearer_auth(key);
             }
             let response = request.send().await.map_err(|e| self.transport_error(&e))?;
             let status = response.status();
-            let bytes = response.bytes().await.map_err(|e| self.transport_error(&e))?;
+            // Read at most MAX_REPLY_BYTES: a structured answer is a few KiB, and a server that
+            // streams hundreds of megabytes would otherwise fill memory and the trace files.
+            if response.content_length().is_some_and(|n| n > MAX_REPLY_BYTES as u64) {
+                return Err(Attempt::Fail(too_large()));
+            }
+            let mut response = response;
+            let mut bytes: Vec<u8> = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| self.transport_error(&e))? {
+                if bytes.len() + chunk.len() > MAX_REPLY_BYTES {
+                    return Err(Attempt::Fail(too_large()));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
             if !status.is_success() {
                 let message = self.scrub(&format!("HTTP {}: {}", status.as_u16(), error_message(&bytes)));
                 return Err(if status.as_u16() == 429 || status.is_server_error() {
@@ -224,9 +317,12 @@ impl OpenAiTransport {
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> Attempt {
+        // reqwest names the URL in its messages: it may carry a key.
+        let url = redact_url(self.url.as_str());
         if error.is_builder() {
-            return Attempt::Fail(LlmError::InvalidRequest { reason: self.scrub(&error.to_string()) });
+            return Attempt::Fail(LlmError::InvalidRequest { reason: self.scrub(&format!("{url}: {error}")) });
         }
+        let stalled = error.is_timeout() && !error.is_connect();
         let kind = if error.is_timeout() {
             "timeout"
         } else if error.is_connect() {
@@ -235,13 +331,34 @@ impl OpenAiTransport {
             "transport error"
         };
         // reqwest's Display omits the cause chain; keep it for the operator.
-        let mut text = format!("{kind}: {error}");
+        let mut text = format!("{kind} ({url}): {}", bare_message(error));
         let mut source = std::error::Error::source(error);
         while let Some(cause) = source {
             text.push_str(&format!(": {cause}"));
             source = cause.source();
         }
-        Attempt::Retry(self.scrub(&text))
+        let text = self.scrub(&text);
+        // A server that accepted the request and never answered is not retried: the next
+        // attempt would wait the whole timeout again.
+        if stalled { Attempt::Stalled(text) } else { Attempt::Retry(text) }
+    }
+}
+
+/// reqwest's message for `error` without the URL it would print.
+fn bare_message(error: &reqwest::Error) -> String {
+    let text = error.to_string();
+    match text.split_once(" for url (") {
+        Some((head, _)) => head.to_owned(),
+        None => text,
+    }
+}
+
+/// Largest reply body read from a server; a larger one is refused ([`LlmError::InvalidReply`]).
+pub const MAX_REPLY_BYTES: usize = 4 << 20;
+
+fn too_large() -> LlmError {
+    LlmError::InvalidReply {
+        reason: format!("the reply is larger than {} MiB (refused, not read further)", MAX_REPLY_BYTES >> 20),
     }
 }
 
@@ -257,8 +374,10 @@ fn error_message(bytes: &[u8]) -> String {
 
 /// The outcome of a failed attempt.
 enum Attempt {
-    /// Worth another try (429, 5xx, connection, timeout); the message says why.
+    /// Worth another try (429, 5xx, connection); the message says why.
     Retry(String),
+    /// The server took the request and did not answer within the timeout: not retried.
+    Stalled(String),
     /// Final.
     Fail(LlmError),
 }
@@ -277,15 +396,37 @@ impl LanguageModel for OpenAiTransport {
         let body = serde_json::to_vec(&self.chat_request(request)?)
             .map_err(|e| LlmError::InvalidRequest { reason: format!("cannot serialise the request: {e}") })?;
         let mut attempt = 0;
+        let started = std::time::Instant::now();
         let raw = loop {
+            if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: "the question's time budget for model calls is spent: no call made".to_owned(),
+                });
+            }
             match self.attempt(&body) {
                 Ok(raw) => break raw,
                 Err(Attempt::Fail(error)) => return Err(error),
+                Err(Attempt::Stalled(last)) => {
+                    return Err(LlmError::RetriesExhausted {
+                        attempts: attempt + 1,
+                        last: format!("{last} (the server accepted the request and did not answer: not retried)"),
+                    });
+                }
                 Err(Attempt::Retry(last)) => {
-                    if attempt >= self.config.max_retries {
+                    let wait = self.backoff(attempt);
+                    // A deadline over the attempts: no retry that could not finish in time.
+                    let out_of_time = started.elapsed() + wait + self.config.timeout > MAX_CALL_TIME
+                        || self.deadline.is_some_and(|d| std::time::Instant::now() + wait >= d);
+                    if attempt >= self.config.max_retries || out_of_time {
+                        let last = if out_of_time && attempt < self.config.max_retries {
+                            format!("{last} (no retry: the call's {} s budget would pass)", MAX_CALL_TIME.as_secs())
+                        } else {
+                            last
+                        };
                         return Err(LlmError::RetriesExhausted { attempts: attempt + 1, last });
                     }
-                    std::thread::sleep(self.backoff(attempt));
+                    std::thread::sleep(wait);
                     attempt += 1;
                 }
             }

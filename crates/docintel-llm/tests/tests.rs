@@ -19,6 +19,8 @@ enum Canned {
     Reply(u16, String),
     /// Reads the request and never answers (until the client hangs up).
     Stall,
+    /// Answers 200 with this body and no content-length (read until the server closes).
+    Unsized(String),
 }
 
 /// A request as the server saw it.
@@ -61,7 +63,14 @@ impl MockServer {
                             "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                             body.len()
                         );
-                        stream.write_all(reply.as_bytes()).unwrap();
+                        // A client that refuses a huge reply hangs up part way.
+                        let _ = stream.write_all(reply.as_bytes());
+                    }
+                    Canned::Unsized(body) => {
+                        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+                        let _ = stream.write_all(head.as_bytes());
+                        // The client may hang up once it has read enough.
+                        let _ = stream.write_all(body.as_bytes());
                     }
                     Canned::Stall => {
                         // Wait for the client to give up and close.
@@ -192,6 +201,25 @@ fn a_good_reply_is_returned_with_the_raw_body_verbatim() {
 }
 
 #[test]
+fn a_reply_over_the_size_limit_is_refused_not_read_whole() {
+    // The probe's 200 MB reply was read and written whole into two 419 MB trace files.
+    let huge = completion(&"x".repeat(docintel_llm::openai::MAX_REPLY_BYTES + 1), "stop");
+    for canned in [Canned::Reply(200, huge.clone()), Canned::Unsized(huge.clone())] {
+        let server = MockServer::start(vec![canned]);
+        let error = transport(server.base_url(), None, 2, 5_000).complete(&request()).unwrap_err();
+        assert_eq!(server.finish().len(), 1, "not retried");
+        match &error {
+            LlmError::InvalidReply { reason } => assert!(reason.contains("larger than 4 MiB"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Just under the limit is still an answer.
+    let server = MockServer::start(vec![Canned::Unsized(completion(r#"{"items":[]}"#, "stop"))]);
+    assert!(transport(server.base_url(), None, 0, 5_000).complete(&request()).is_ok());
+    server.finish();
+}
+
+#[test]
 fn a_429_is_retried_and_the_next_200_answers() {
     let server = MockServer::start(vec![
         Canned::Reply(429, error_body("slow down")),
@@ -293,25 +321,40 @@ fn a_body_that_is_not_json_is_an_invalid_reply() {
 }
 
 #[test]
-fn a_timeout_is_retried_then_reported() {
-    let server = MockServer::start(vec![Canned::Stall, Canned::Stall]);
+fn a_server_that_accepts_and_never_answers_is_asked_once() {
+    // The probe's hung server: 2 calls x 4 attempts, each waiting the whole timeout.
+    let server = MockServer::start(vec![Canned::Stall, Canned::Reply(200, completion(r#"{"items":[]}"#, "stop"))]);
     let started = Instant::now();
-    let error = transport(server.base_url(), None, 1, 300).complete(&request()).unwrap_err();
+    let error = transport(server.base_url(), None, 3, 300).complete(&request()).unwrap_err();
     let elapsed = started.elapsed();
-    assert_eq!(server.finish().len(), 2, "the timed-out attempt was retried once");
+    assert_eq!(server.finish().len(), 1, "a stalled attempt is not retried");
     match &error {
-        LlmError::RetriesExhausted { attempts: 2, last } => assert!(last.contains("timeout"), "{last}"),
+        LlmError::RetriesExhausted { attempts: 1, last } => {
+            assert!(last.contains("timeout") && last.contains("not retried"), "{last}")
+        }
         other => panic!("{other:?}"),
     }
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
 }
 
 #[test]
-fn a_timeout_then_a_good_reply_answers() {
-    let server = MockServer::start(vec![Canned::Stall, Canned::Reply(200, completion(r#"{"items":[]}"#, "stop"))]);
-    let response = transport(server.base_url(), None, 1, 300).complete(&request()).unwrap();
-    assert_eq!(response.finish_reason, "stop");
-    assert_eq!(server.finish().len(), 2);
+fn a_key_in_the_base_url_is_kept_in_the_query_and_out_of_every_message() {
+    use docintel_llm::openai::{chat_completions_url, redact_url};
+    let url = chat_completions_url("http://127.0.0.1:9/v1/?key=SECRET123").unwrap();
+    assert_eq!(url.as_str(), "http://127.0.0.1:9/v1/chat/completions?key=SECRET123");
+    assert_eq!(
+        redact_url("https://me:SECRET123@host/v1?key=SECRET123&x=1"),
+        "https://[redacted]:[redacted]@host/v1?key=[redacted]&x=[redacted]"
+    );
+    assert!(chat_completions_url("not a url").is_err());
+    assert!(chat_completions_url("ftp://host/v1").unwrap_err().contains("http(s)"));
+    // Connection refused: the message names the server, not the key.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let base = format!("http://user:SECRET123@127.0.0.1:{port}/v1?key=SECRET123");
+    let t = transport(base, None, 0, 1_000);
+    let error = t.complete(&request()).unwrap_err();
+    assert!(!error.to_string().contains("SECRET123"), "{error}");
+    assert!(!format!("{t:?}").contains("SECRET123"), "{t:?}");
 }
 
 #[test]
@@ -330,4 +373,24 @@ fn an_unknown_role_is_refused_before_any_call() {
     bad.messages[0].role = "narrator".into();
     let error = transport("http://127.0.0.1:9/v1".into(), None, 0, 1_000).complete(&bad).unwrap_err();
     assert!(matches!(error, LlmError::InvalidRequest { .. }), "{error:?}");
+}
+
+#[test]
+fn a_deadline_bounds_every_call_of_a_question() {
+    // A question's calls share one deadline: an attempt's timeout is cut to the time left...
+    let server = MockServer::start(vec![Canned::Stall]);
+    let started = Instant::now();
+    let deadline = Some(Instant::now() + Duration::from_millis(300));
+    let t = transport(server.base_url(), None, 3, 30_000).with_deadline(deadline);
+    assert!(t.complete(&request()).is_err());
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    server.finish();
+    // ...and past it no call is made at all.
+    let server = MockServer::start(vec![Canned::Reply(200, completion("{}", "stop"))]);
+    let t = transport(server.base_url(), None, 3, 5_000).with_deadline(Some(Instant::now()));
+    match t.complete(&request()).unwrap_err() {
+        LlmError::RetriesExhausted { attempts: 0, last } => assert!(last.contains("time budget"), "{last}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.finish().len(), 0);
 }

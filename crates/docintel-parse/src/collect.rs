@@ -52,7 +52,41 @@ pub(crate) struct RawLine {
     pub(crate) font_size: f32,
     /// Word gaps of a horizontal line, left to right (empty otherwise).
     pub(crate) gaps: Vec<Gap>,
+    /// Why the line does not show on the rendered page, if it does not.
+    pub(crate) hidden: Option<Hidden>,
 }
+
+/// Why a glyph is in the content stream but not on the rendered page. Only decided where the
+/// collector is sure (page coordinates known); anything else counts as visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Hidden {
+    /// Text render mode 3 or 7 (neither filled nor stroked) with no image under it (an OCR
+    /// layer over a scanned image is visible: the image shows the same text).
+    RenderMode,
+    /// Drawn in the colour of what lies under it (white on the white page, say).
+    SameColour,
+    /// Rendered smaller than [`MIN_VISIBLE_EM`].
+    Tiny,
+    /// Under an opaque filled rectangle drawn after it.
+    Covered,
+}
+
+impl Hidden {
+    /// How a diagnostic names it.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Hidden::RenderMode => "invisible render mode",
+            Hidden::SameColour => "same colour as its background",
+            Hidden::Tiny => "smaller than 1 pt",
+            Hidden::Covered => "covered by a filled shape drawn over it",
+        }
+    }
+}
+
+/// Text rendered smaller than this (em in points) cannot be read on the page.
+pub(crate) const MIN_VISIBLE_EM: f64 = 1.0;
+/// Colours closer than this on every RGB channel (0-1) are the same to a reader.
+const SAME_COLOUR: f64 = 0.03;
 
 /// A word gap inside a horizontal line: where the text may be split.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,6 +119,8 @@ struct Current {
     last_x_end: f32,
     /// Word gaps recorded so far (horizontal lines only).
     gaps: Vec<Gap>,
+    /// Visibility shared by every glyph of the line (a change breaks the line).
+    hidden: Option<Hidden>,
 }
 
 /// Collects the glyphs of one page into [`RawLine`]s.
@@ -97,14 +133,18 @@ pub(crate) struct GlyphCollector {
     /// Visible glyphs whose up vector points down the page / up the page.
     flipped_glyphs: usize,
     upright_glyphs: usize,
-    /// Visible rectangle per shown string, in pdf-extract's order (see
-    /// [`scan_clips`]); `None` entries, or strings past the end, are not
-    /// filtered.
-    clips: Vec<Option<Rect>>,
+    /// Visible rectangle and paint state per shown string, in pdf-extract's
+    /// order, and what was painted around them (see [`scan_clips`]); `None`
+    /// entries, or strings past the end, are not filtered.
+    scan: PageScan,
     /// Strings shown so far (pdf-extract calls `begin_word` once per string).
     shows: usize,
     /// Glyphs dropped as clipped or outside the crop box.
     pub(crate) n_hidden: usize,
+    /// Glyphs kept but marked not visible (see [`Hidden`]).
+    pub(crate) n_invisible: usize,
+    /// Glyphs shown whose font gave no text for them (no Unicode mapping): text lost.
+    pub(crate) n_unmapped: usize,
     /// Extraction stops with an error once this instant has passed.
     deadline: Option<Instant>,
     /// Set when the deadline stopped the extraction.
@@ -114,8 +154,8 @@ pub(crate) struct GlyphCollector {
 impl GlyphCollector {
     /// A collector that hides glyphs outside `clips` (one entry per shown
     /// string) and gives up once `deadline` has passed.
-    pub(crate) fn new(clips: Vec<Option<Rect>>, deadline: Option<Instant>) -> Self {
-        Self { clips, deadline, ..Self::default() }
+    pub(crate) fn new(scan: PageScan, deadline: Option<Instant>) -> Self {
+        Self { scan, deadline, ..Self::default() }
     }
 
     /// Finishes the page and returns its lines in reading order.
@@ -140,7 +180,44 @@ impl GlyphCollector {
 
     /// The visible rectangle of the string being shown, if any.
     fn current_clip(&self) -> Option<Rect> {
-        self.shows.checked_sub(1).and_then(|i| self.clips.get(i).copied().flatten())
+        self.shows.checked_sub(1).and_then(|i| self.scan.clips.get(i).copied().flatten())
+    }
+
+    /// Whether (and why) a glyph of the string being shown, with box `gbox` and rendered
+    /// size `em`, does not show on the page.
+    fn hidden(&self, gbox: BBox, em: f64) -> Option<Hidden> {
+        let index = self.shows.checked_sub(1)?;
+        let look = self.scan.looks.get(index).copied().flatten()?;
+        let glyph =
+            Rect { x0: f64::from(gbox.x0), y0: f64::from(gbox.y0), x1: f64::from(gbox.x1), y1: f64::from(gbox.y1) };
+        let centre = ((glyph.x0 + glyph.x1) / 2.0, (glyph.y0 + glyph.y1) / 2.0);
+        let under_image = self.scan.unplaced_images || self.scan.images.iter().any(|r| r.contains(centre));
+        if matches!(look.render_mode, 3 | 7) {
+            return (!under_image).then_some(Hidden::RenderMode);
+        }
+        if em < MIN_VISIBLE_EM {
+            return Some(Hidden::Tiny);
+        }
+        // Painted after the string: an opaque rectangle over the whole glyph hides it.
+        if self.scan.paints.iter().any(|p| p.order > index && p.covers && p.rect.contains_rect(glyph)) {
+            return Some(Hidden::Covered);
+        }
+        // Painted before: the last shape under the glyph's centre is its background (the
+        // page is white); an image, a shading or an unknown colour there means visible.
+        let background = match self.scan.paints.iter().rev().find(|p| p.order <= index && p.rect.contains(centre)) {
+            _ if self.scan.unplaced_paints.is_some_and(|first| first <= index) => None,
+            Some(p) => p.colour,
+            None if under_image => None,
+            None => Some(WHITE),
+        };
+        let background = background?;
+        let same = |c: Option<Rgb>| c.is_some_and(|c| c.same_as(background));
+        let invisible = match look.render_mode {
+            1 | 5 => same(look.stroke),
+            2 | 6 => same(look.fill) && same(look.stroke),
+            _ => same(look.fill),
+        };
+        invisible.then_some(Hidden::SameColour)
     }
 
     fn flush(&mut self) {
@@ -152,7 +229,7 @@ impl GlyphCollector {
                 let font_size = dominant_size(&cur.sizes);
                 let len = text.len();
                 let gaps = cur.gaps.into_iter().filter(|g| g.at < len).collect();
-                self.lines.push(RawLine { text, bbox, font_size, gaps });
+                self.lines.push(RawLine { text, bbox, font_size, gaps, hidden: cur.hidden });
             }
         }
     }
@@ -185,6 +262,7 @@ impl GlyphCollector {
             Cow::Owned(clean_glyph_text(text))
         };
         if !is_space && cleaned.is_empty() {
+            self.n_unmapped += 1;
             return;
         }
 
@@ -218,6 +296,10 @@ impl GlyphCollector {
             self.n_hidden += 1;
             return;
         }
+        let hidden = if is_space { self.current.as_ref().and_then(|c| c.hidden) } else { self.hidden(gbox, em) };
+        if hidden.is_some() && !is_space {
+            self.n_invisible += 1;
+        }
 
         // Decide whether the glyph continues the current line.
         let mut need_space = false;
@@ -229,6 +311,7 @@ impl GlyphCollector {
             let ref_em = cur.em.max(em);
             let same_dir = (cur.dir.0 * dir.0 + cur.dir.1 * dir.1) > 0.9;
             let breaks = !same_dir
+                || cur.hidden != hidden
                 || across.abs() > BASELINE_BREAK_EM * ref_em
                 || along < -BACKWARD_BREAK_EM * ref_em
                 || along > GAP_BREAK_EM * ref_em;
@@ -280,6 +363,7 @@ impl GlyphCollector {
             sizes: Vec::new(),
             last_x_end: gbox.x1,
             gaps: Vec::new(),
+            hidden,
         });
         if need_space && !cur.text.is_empty() && !cur.text.ends_with(' ') {
             cur.text.push(' ');
@@ -561,12 +645,14 @@ fn split_at_gutter(lines: Vec<RawLine>, gutter: f32) -> Vec<RawLine> {
             bbox: BBox { x1: gap.x_end.max(bbox.x0), ..bbox },
             font_size: line.font_size,
             gaps: left_gaps,
+            hidden: line.hidden,
         });
         out.push(RawLine {
             text: tail,
             bbox: BBox { x0: gap.x_start.min(bbox.x1), ..bbox },
             font_size: line.font_size,
             gaps: right_gaps,
+            hidden: line.hidden,
         });
     }
     out
@@ -635,6 +721,23 @@ impl Rect {
         })
     }
 
+    fn contains(&self, (x, y): (f64, f64)) -> bool {
+        self.x0 <= x && x <= self.x1 && self.y0 <= y && y <= self.y1
+    }
+
+    /// Whether `inner` lies inside (within the clip tolerance).
+    fn contains_rect(&self, inner: Rect) -> bool {
+        let t = CLIP_TOLERANCE;
+        self.x0 - t <= inner.x0 && inner.x1 <= self.x1 + t && self.y0 - t <= inner.y0 && inner.y1 <= self.y1 + t
+    }
+
+    /// The bounding box of the unit square under `m` (an image's placement).
+    fn unit_square(m: &Matrix) -> Option<Rect> {
+        [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)]
+            .into_iter()
+            .fold(None, |r, (x, y)| Rect::add_point(r, apply(m, x, y)))
+    }
+
     /// Whether a glyph box overlaps the rectangle (within the tolerance).
     pub(crate) fn meets(&self, b: BBox) -> bool {
         let t = CLIP_TOLERANCE;
@@ -645,9 +748,110 @@ impl Rect {
     }
 }
 
-/// Form XObjects nested deeper than this make the page fail (pdf-extract
-/// itself has no bound and would overflow the stack on a cycle).
-const MAX_FORM_DEPTH: u32 = 24;
+/// An sRGB colour, channels 0-1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Rgb(f64, f64, f64);
+
+/// The colour of a blank page.
+const WHITE: Rgb = Rgb(1.0, 1.0, 1.0);
+const BLACK: Rgb = Rgb(0.0, 0.0, 0.0);
+
+impl Rgb {
+    fn same_as(self, other: Rgb) -> bool {
+        (self.0 - other.0).abs() <= SAME_COLOUR
+            && (self.1 - other.1).abs() <= SAME_COLOUR
+            && (self.2 - other.2).abs() <= SAME_COLOUR
+    }
+
+    /// A colour from the operands of `g`/`rg`/`k` (or `sc` in a device space), `None` for
+    /// any other operand count or a value outside 0-1.
+    fn from_components(c: &[f64]) -> Option<Rgb> {
+        if c.iter().any(|v| !(0.0..=1.0).contains(v)) {
+            return None;
+        }
+        match *c {
+            [g] => Some(Rgb(g, g, g)),
+            [r, g, b] => Some(Rgb(r, g, b)),
+            [c, m, y, k] => Some(Rgb((1.0 - c) * (1.0 - k), (1.0 - m) * (1.0 - k), (1.0 - y) * (1.0 - k))),
+            _ => None,
+        }
+    }
+}
+
+/// How a shown string is painted (page coordinates known).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Look {
+    /// Fill colour, `None` when not a device colour (a pattern, a separation…).
+    pub(crate) fill: Option<Rgb>,
+    /// Stroke colour, likewise.
+    pub(crate) stroke: Option<Rgb>,
+    /// Text render mode (`Tr`): 3 and 7 paint nothing.
+    pub(crate) render_mode: i64,
+}
+
+/// Something painted on the page in page coordinates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Paint {
+    /// Its bounding box.
+    pub(crate) rect: Rect,
+    /// Its colour; `None` for a shading or an unknown colour space.
+    pub(crate) colour: Option<Rgb>,
+    /// An opaque filled rectangle (it hides what it covers).
+    pub(crate) covers: bool,
+    /// How many strings were shown before it.
+    pub(crate) order: usize,
+}
+
+/// What [`scan_clips`] learns about a page for the collector.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct PageScan {
+    /// Visible rectangle per shown string.
+    pub(crate) clips: Vec<Option<Rect>>,
+    /// Paint state per shown string; `None` where page coordinates are not known.
+    pub(crate) looks: Vec<Option<Look>>,
+    /// Filled shapes and shadings, in drawing order.
+    pub(crate) paints: Vec<Paint>,
+    /// Where images are drawn.
+    pub(crate) images: Vec<Rect>,
+    /// An image was drawn where its place is not known (inside a transformed form).
+    pub(crate) unplaced_images: bool,
+    /// Form XObjects nested deeper than [`MAX_FORM_DEPTH`] were skipped (a cycle?).
+    pub(crate) forms_skipped: bool,
+    /// Strings shown before the first shape, shading or image whose place is not known:
+    /// what lies under a later string is then unknown.
+    pub(crate) unplaced_paints: Option<usize>,
+}
+
+/// The graphics state the scan follows (saved by `q`, restored by `Q`).
+#[derive(Debug, Clone, Copy)]
+struct Gs {
+    ctm: Matrix,
+    clip: Option<Rect>,
+    fill: Option<Rgb>,
+    stroke: Option<Rgb>,
+    /// Components of the fill / stroke colour space (1, 3, 4), 0 when not a device space.
+    fill_space: usize,
+    stroke_space: usize,
+    render_mode: i64,
+    /// No transparency (fill alpha, soft mask, blend mode) set by `gs`.
+    opaque: bool,
+    /// Stroke width in user space (`w` times the CTM's scale when set).
+    line_width: f64,
+}
+
+/// Components of a device colour space named by `cs`/`CS`, 0 for any other.
+fn device_components(name: &[u8]) -> usize {
+    match name {
+        b"DeviceGray" | b"G" | b"CalGray" => 1,
+        b"DeviceRGB" | b"RGB" | b"CalRGB" => 3,
+        b"DeviceCMYK" | b"CMYK" => 4,
+        _ => 0,
+    }
+}
+
+/// Form XObjects nested deeper than this are skipped, as the vendored pdf-extract skips them
+/// (a cycle would otherwise recurse until the stack overflows).
+const MAX_FORM_DEPTH: u32 = pdf_extract::FORM_DEPTH_LIMIT;
 /// Operators between two deadline checks.
 const DEADLINE_EVERY: usize = 1024;
 
@@ -686,7 +890,7 @@ pub(crate) fn scan_clips(
     content: &PageContent,
     forms: &ContentCache,
     deadline: Option<Instant>,
-) -> Result<Vec<Option<Rect>>, ScanError> {
+) -> Result<PageScan, ScanError> {
     let content = match content {
         Ok(Ok(content)) => content,
         Ok(Err(e)) | Err(e) => return Err(ScanError::Content(e.display.clone())),
@@ -698,8 +902,19 @@ pub(crate) fn scan_clips(
         x1: f64::from(x1),
         y1: f64::from(y1),
     });
-    let mut scan = ClipScan { doc, forms, out: Vec::new(), deadline, ops: 0 };
-    scan.walk(content, resources, crop, true, 0)?;
+    let mut scan = ClipScan { doc, forms, out: PageScan::default(), deadline, ops: 0 };
+    let gs = Gs {
+        ctm: IDENTITY,
+        clip: crop,
+        fill: Some(BLACK),
+        stroke: Some(BLACK),
+        fill_space: 1,
+        stroke_space: 1,
+        render_mode: 0,
+        opaque: true,
+        line_width: 1.0,
+    };
+    scan.walk(content, resources, gs, true, 0)?;
     Ok(scan.out)
 }
 
@@ -749,7 +964,7 @@ fn matrix_of(doc: &Document, operands: &[Object]) -> Option<Matrix> {
 struct ClipScan<'a> {
     doc: &'a Document,
     forms: &'a ContentCache,
-    out: Vec<Option<Rect>>,
+    out: PageScan,
     deadline: Option<Instant>,
     ops: usize,
 }
@@ -759,72 +974,221 @@ impl<'a> ClipScan<'a> {
         &mut self,
         content: &Content,
         resources: Option<&'a Dictionary>,
-        clip: Option<Rect>,
+        start: Gs,
         trusted: bool,
         depth: u32,
     ) -> Result<(), ScanError> {
         if depth > MAX_FORM_DEPTH {
             return Err(ScanError::TooDeep);
         }
-        let mut ctm = IDENTITY;
-        let mut clip = clip;
-        let mut stack: Vec<(Matrix, Option<Rect>)> = Vec::new();
+        // pdf-extract starts every form with an identity CTM (see `scan_clips`).
+        let mut gs = Gs { ctm: IDENTITY, ..start };
+        let mut stack: Vec<Gs> = Vec::new();
         let mut path: Option<Rect> = None;
+        // The current path's subpaths, each with whether it is an `re` rectangle (one that
+        // can cover text): a filled path paints each, not their common bounding box (two
+        // thin rules at the top and bottom of a page are no black page).
+        let mut subpaths: Vec<(Rect, bool)> = Vec::new();
+        let mut open: Option<Rect> = None;
         let mut clip_pending = false;
         let doc = self.doc;
         let num = |ops: &[Object], i: usize| ops.get(i).and_then(|o| as_number(doc, o));
+        let numbers = |ops: &[Object]| ops.iter().map(|o| as_number(doc, o)).collect::<Option<Vec<f64>>>();
         for op in &content.operations {
             self.ops += 1;
             if self.ops.is_multiple_of(DEADLINE_EVERY) && self.deadline.is_some_and(|d| Instant::now() > d) {
                 return Err(ScanError::Deadline);
             }
             let ops = &op.operands;
-            match op.operator.as_str() {
-                "q" => stack.push((ctm, clip)),
+            let operator = op.operator.as_str();
+            match operator {
+                "q" => stack.push(gs),
                 "Q" => {
-                    if let Some((m, c)) = stack.pop() {
-                        ctm = m;
-                        clip = c;
+                    if let Some(saved) = stack.pop() {
+                        gs = saved;
                     }
                 }
                 "cm" => {
                     if let Some(m) = matrix_of(self.doc, ops) {
-                        ctm = concat(m, ctm);
+                        gs.ctm = concat(m, gs.ctm);
+                    }
+                }
+                "g" | "rg" | "k" | "G" | "RG" | "K" => {
+                    let colour = numbers(ops).and_then(|c| Rgb::from_components(&c));
+                    let n = match operator {
+                        "g" | "G" => 1,
+                        "rg" | "RG" => 3,
+                        _ => 4,
+                    };
+                    if operator.chars().all(|c| c.is_ascii_lowercase()) {
+                        (gs.fill, gs.fill_space) = (colour, n);
+                    } else {
+                        (gs.stroke, gs.stroke_space) = (colour, n);
+                    }
+                }
+                "cs" | "CS" => {
+                    let n = ops.first().and_then(|o| o.as_name().ok()).map_or(0, device_components);
+                    let initial = (n > 0).then_some(BLACK);
+                    if operator == "cs" {
+                        (gs.fill, gs.fill_space) = (initial, n);
+                    } else {
+                        (gs.stroke, gs.stroke_space) = (initial, n);
+                    }
+                }
+                "sc" | "scn" | "SC" | "SCN" => {
+                    let fill = operator.starts_with('s');
+                    let space = if fill { gs.fill_space } else { gs.stroke_space };
+                    let colour =
+                        numbers(ops).filter(|c| space > 0 && c.len() == space).and_then(|c| Rgb::from_components(&c));
+                    if fill {
+                        gs.fill = colour;
+                    } else {
+                        gs.stroke = colour;
+                    }
+                }
+                "w" => {
+                    if let Some(w) = num(ops, 0) {
+                        let scale = (gs.ctm[0] * gs.ctm[3] - gs.ctm[1] * gs.ctm[2]).abs().sqrt();
+                        gs.line_width = (w * scale).abs();
+                    }
+                }
+                "Tr" => {
+                    if let Some(mode) = num(ops, 0) {
+                        gs.render_mode = mode as i64;
+                    }
+                }
+                "gs" => {
+                    let state = ops
+                        .first()
+                        .and_then(|o| o.as_name().ok())
+                        .and_then(|name| {
+                            resources
+                                .and_then(|r| r.get(b"ExtGState").ok())
+                                .and_then(|x| as_dict(doc, x))?
+                                .get(name)
+                                .ok()
+                        })
+                        .and_then(|o| as_dict(doc, o));
+                    if let Some(state) = state {
+                        let alpha = state.get(b"ca").ok().and_then(|a| as_number(doc, a));
+                        let mask = state.get(b"SMask").ok().and_then(|m| deref(doc, m));
+                        let blend = state.get(b"BM").ok().and_then(|m| deref(doc, m));
+                        if alpha.is_some_and(|a| a < 1.0)
+                            || mask.is_some_and(|m| !matches!(m, Object::Name(n) if n == b"None"))
+                            || blend
+                                .is_some_and(|b| !matches!(b, Object::Name(n) if n == b"Normal" || n == b"Compatible"))
+                        {
+                            gs.opaque = false;
+                        }
                     }
                 }
                 "m" | "l" | "c" | "v" | "y" => {
+                    if operator == "m"
+                        && let Some(done) = open.take()
+                    {
+                        subpaths.push((done, false));
+                    }
                     for i in (0..ops.len()).step_by(2) {
                         if let (Some(x), Some(y)) = (num(ops, i), num(ops, i + 1)) {
-                            path = Rect::add_point(path, apply(&ctm, x, y));
+                            let point = apply(&gs.ctm, x, y);
+                            path = Rect::add_point(path, point);
+                            open = Rect::add_point(open, point);
                         }
                     }
                 }
                 "re" => {
+                    if let Some(done) = open.take() {
+                        subpaths.push((done, false));
+                    }
+                    let axis_aligned = gs.ctm[1] == 0.0 && gs.ctm[2] == 0.0;
                     if let (Some(x), Some(y), Some(w), Some(h)) = (num(ops, 0), num(ops, 1), num(ops, 2), num(ops, 3)) {
+                        let mut rect = None;
                         for (px, py) in [(x, y), (x + w, y), (x, y + h), (x + w, y + h)] {
-                            path = Rect::add_point(path, apply(&ctm, px, py));
+                            let point = apply(&gs.ctm, px, py);
+                            path = Rect::add_point(path, point);
+                            rect = Rect::add_point(rect, point);
                         }
+                        subpaths.extend(rect.map(|r| (r, axis_aligned)));
                     }
                 }
                 "W" | "W*" => clip_pending = true,
                 "n" | "S" | "s" | "f" | "F" | "f*" | "B" | "B*" | "b" | "b*" => {
+                    let fills = !matches!(operator, "n" | "S" | "s");
+                    let strokes = !matches!(operator, "n" | "f" | "F" | "f*");
+                    subpaths.extend(open.take().map(|r| (r, false)));
+                    if (fills || strokes) && !trusted && !subpaths.is_empty() {
+                        self.out.unplaced_paints.get_or_insert(self.out.clips.len());
+                    }
+                    if trusted {
+                        let order = self.out.clips.len();
+                        // Nested subpaths (a frame: an outer and an inner rectangle) may leave
+                        // holes: what shows inside is unknown.
+                        let nested = subpaths.iter().enumerate().any(|(i, (a, _))| {
+                            subpaths.iter().enumerate().any(|(j, (b, _))| i != j && a.contains_rect(*b))
+                        });
+                        let single = subpaths.len() == 1;
+                        for &(rect, is_rect) in &subpaths {
+                            if fills {
+                                let rect = gs.clip.map_or(rect, |c| c.intersect(rect));
+                                // Only a rectangle's colour is known all over its box.
+                                let known = gs.opaque && !nested && is_rect;
+                                self.out.paints.push(Paint {
+                                    rect,
+                                    colour: if known { gs.fill } else { None },
+                                    covers: single && is_rect && known && gs.fill.is_some(),
+                                    order,
+                                });
+                            }
+                            if strokes {
+                                // A straight band (a thick rule) has its colour all over its box.
+                                let band = (rect.x1 - rect.x0).min(rect.y1 - rect.y0) <= gs.line_width;
+                                let half = gs.line_width / 2.0;
+                                let rect = Rect {
+                                    x0: rect.x0 - half,
+                                    y0: rect.y0 - half,
+                                    x1: rect.x1 + half,
+                                    y1: rect.y1 + half,
+                                };
+                                let rect = gs.clip.map_or(rect, |c| c.intersect(rect));
+                                let colour = if gs.opaque && single && !is_rect && band { gs.stroke } else { None };
+                                self.out.paints.push(Paint { rect, colour, covers: false, order });
+                            }
+                        }
+                    }
+                    subpaths.clear();
                     if clip_pending {
                         let area = path.unwrap_or(Rect::EMPTY);
-                        clip = Some(clip.map_or(area, |c| c.intersect(area)));
+                        gs.clip = Some(gs.clip.map_or(area, |c| c.intersect(area)));
                     }
                     clip_pending = false;
                     path = None;
                 }
+                "sh" => match gs.clip.filter(|_| trusted) {
+                    Some(rect) => {
+                        self.out.paints.push(Paint { rect, colour: None, covers: false, order: self.out.clips.len() })
+                    }
+                    None => {
+                        self.out.unplaced_paints.get_or_insert(self.out.clips.len());
+                    }
+                },
+                // An inline image (lopdf decodes `BI … ID … EI` as one `BI` operation).
+                "BI" => self.image(&gs, trusted),
                 "Tj" => {
                     if matches!(ops.first(), Some(Object::String(..))) {
-                        self.out.push(clip.filter(|_| trusted));
+                        self.show(&gs, trusted);
+                    }
+                }
+                // Next line, then show (the vendored pdf-extract shows these too).
+                "'" | "\"" => {
+                    if matches!(ops.last(), Some(Object::String(..))) {
+                        self.show(&gs, trusted);
                     }
                 }
                 "TJ" => {
                     if let Some(Object::Array(items)) = ops.first() {
                         for item in items {
                             if matches!(item, Object::String(..)) {
-                                self.out.push(clip.filter(|_| trusted));
+                                self.show(&gs, trusted);
                             }
                         }
                     }
@@ -841,21 +1205,23 @@ impl<'a> ClipScan<'a> {
                     };
                     let subtype = stream.dict.get(b"Subtype").ok().and_then(|s| deref(self.doc, s));
                     if matches!(subtype, Some(Object::Name(n)) if n == b"Image") {
+                        self.image(&gs, trusted);
                         continue;
                     }
                     let has_matrix = match stream.dict.get(b"Matrix").ok().and_then(|m| deref(self.doc, m)) {
                         Some(Object::Array(items)) => matrix_of(self.doc, items).is_some_and(|m| m != IDENTITY),
                         _ => false,
                     };
-                    let inner_trusted = trusted && ctm == IDENTITY && !has_matrix;
+                    let inner_trusted = trusted && gs.ctm == IDENTITY && !has_matrix;
                     let inner_resources =
                         stream.dict.get(b"Resources").ok().and_then(|r| as_dict(self.doc, r)).or(resources);
-                    let inner_clip = if inner_trusted { clip } else { None };
+                    let inner = Gs { clip: if inner_trusted { gs.clip } else { None }, ..gs };
                     if depth + 1 > MAX_FORM_DEPTH {
-                        return Err(ScanError::TooDeep);
+                        self.out.forms_skipped = true;
+                        continue;
                     }
                     match &*self.forms.form(stream) {
-                        Ok(form) => self.walk(form, inner_resources, inner_clip, inner_trusted, depth + 1)?,
+                        Ok(form) => self.walk(form, inner_resources, inner, inner_trusted, depth + 1)?,
                         Err(e) => return Err(ScanError::Content(e.display.clone())),
                     }
                 }
@@ -863,6 +1229,28 @@ impl<'a> ClipScan<'a> {
             }
         }
         Ok(())
+    }
+
+    /// One string shown in state `gs`.
+    fn show(&mut self, gs: &Gs, trusted: bool) {
+        self.out.clips.push(gs.clip.filter(|_| trusted));
+        let look = Look { fill: gs.fill, stroke: gs.stroke, render_mode: gs.render_mode };
+        self.out.looks.push(trusted.then_some(look));
+    }
+
+    /// An image drawn in state `gs` (the unit square under the CTM).
+    fn image(&mut self, gs: &Gs, trusted: bool) {
+        match Rect::unit_square(&gs.ctm).filter(|_| trusted) {
+            Some(rect) => {
+                let rect = gs.clip.map_or(rect, |c| c.intersect(rect));
+                self.out.images.push(rect);
+                self.out.paints.push(Paint { rect, colour: None, covers: false, order: self.out.clips.len() });
+            }
+            None => {
+                self.out.unplaced_images = true;
+                self.out.unplaced_paints.get_or_insert(self.out.clips.len());
+            }
+        }
     }
 }
 

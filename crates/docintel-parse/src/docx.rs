@@ -56,11 +56,11 @@ pub(crate) fn parse_docx_bytes(name: &str, bytes: &[u8]) -> Result<ParsedDocumen
     let styles = match styles_xml.as_deref().map(Xml::parse) {
         Some(Ok(xml)) => Styles::read(&xml),
         Some(Err(e)) => {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!("{name}: word/styles.xml unreadable ({e}); headings from style ids only"),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!("{name}: word/styles.xml unreadable ({e}); headings from style ids only"),
+            ));
             Styles::default()
         }
         None => Styles::default(),
@@ -406,7 +406,7 @@ fn assemble(name: &str, blocks: Vec<Block>, rendered_breaks: bool, mut diagnosti
         pages.push(PageInfo::from_text(page_no, on_page.len() as u32, n_chars, width, top));
     }
     if lines.is_empty() {
-        diagnostics.push(Diagnostic { severity: Severity::Warning, page: None, message: format!("{name}: no text") });
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, format!("{name}: no text")));
     }
     let toc = toc_rows(&headings, n_pages, TocSource::Headings);
     let description = crate::doctype::describe(&lines, &toc, None);
@@ -428,11 +428,11 @@ fn assemble(name: &str, blocks: Vec<Block>, rendered_breaks: bool, mut diagnosti
     } else {
         "cut every ~3000 characters"
     };
-    diagnostics.push(Diagnostic {
-        severity: Severity::Info,
-        page: None,
-        message: format!("DOCX: no real pages; page numbers are approximate ({how})"),
-    });
+    diagnostics.push(Diagnostic::new(
+        Severity::Info,
+        None,
+        format!("DOCX: no real pages; page numbers are approximate ({how})"),
+    ));
     ParsedDocument { source: name.to_string(), profile, lines, pages, toc, diagnostics }
 }
 

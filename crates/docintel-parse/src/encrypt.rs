@@ -15,7 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use docintel_schema::{Diagnostic, Severity};
 use pdf_extract::{Document, LoadOptions, Object};
 
-use crate::{ParseError, panic_message, repair};
+use crate::{ParseError, objects, panic_message, repair};
 
 /// How to open a document.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -54,8 +54,14 @@ pub(crate) fn load(
     options: &ParseOptions,
 ) -> Result<(Document, Vec<Diagnostic>), ParseError> {
     let path = name.to_string();
-    let password = options.password.as_deref();
     let mut notes = Vec::new();
+    // An owner password of revisions 2-4 authenticates in lopdf but decrypts with the wrong key
+    // (it keys with it as if it were the user password): recover the user password from it.
+    let recovered = options.password.as_deref().and_then(|owner| user_password_from_owner(bytes, owner));
+    if recovered.is_some() {
+        notes.push(Diagnostic::new(Severity::Info, None, "opened with the owner password"));
+    }
+    let password = recovered.as_deref().or(options.password.as_deref());
     // A damaged cross-reference stream that would make lopdf allocate
     // absurdly (an abort, not a panic) goes straight to the rebuild.
     let unsafe_xref = repair::oversized_xref_stream(bytes);
@@ -66,16 +72,36 @@ pub(crate) fn load(
             Err(attempt) => attempt,
         },
     };
+    // `/Encrypt` written directly in the trailer: lopdf authenticates no password for it and
+    // loads no object, so the dictionary is appended as an object of its own.
+    if unsafe_xref.is_none()
+        && matches!(first, Attempt::Locked)
+        && let Some(patched) = encrypt_by_reference(bytes)
+    {
+        match try_load(&patched, password) {
+            Ok(doc) => {
+                notes.push(Diagnostic::new(
+                    Severity::Info,
+                    None,
+                    "encryption dictionary written in the trailer: read as an object of its own",
+                ));
+                return Ok((doc, notes));
+            }
+            Err(Attempt::Locked) if password.is_some() => return Err(ParseError::WrongPassword { path }),
+            Err(Attempt::Locked) => return Err(ParseError::Encrypted { path }),
+            Err(Attempt::Failed(_)) => {}
+        }
+    }
     // An encrypted file without /ID: append a trailer that has an empty one.
     if unsafe_xref.is_none()
         && let Some(patched) = repair::with_empty_file_id(bytes)
         && let Ok(doc) = try_load(&patched, password)
     {
-        notes.push(Diagnostic {
-            severity: Severity::Info,
-            page: None,
-            message: "encrypted without a file identifier (/ID): decrypted with an empty one".into(),
-        });
+        notes.push(Diagnostic::new(
+            Severity::Info,
+            None,
+            "encrypted without a file identifier (/ID): decrypted with an empty one",
+        ));
         return Ok((doc, notes));
     }
     let first_reason = match first {
@@ -88,14 +114,14 @@ pub(crate) fn load(
     };
     match try_load(&rebuilt.bytes, password) {
         Ok(doc) => {
-            notes.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!(
+            notes.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!(
                     "cross-reference table unusable ({first_reason}): rebuilt from {} object markers",
                     rebuilt.n_objects
                 ),
-            });
+            ));
             Ok((doc, notes))
         }
         Err(Attempt::Locked) if password.is_some() => Err(ParseError::WrongPassword { path }),
@@ -105,6 +131,124 @@ pub(crate) fn load(
             reason: format!("{first_reason}; rebuilding the cross-reference table failed too: {reason}"),
         }),
     }
+}
+
+/// The padding string of the standard security handler (PDF 32000-1, 7.6.3.3).
+const PAD: [u8; 32] = [
+    0x28, 0xBF, 0x4E, 0x5E, 0x4E, 0x75, 0x8A, 0x41, 0x64, 0x00, 0x4E, 0x56, 0xFF, 0xFA, 0x01, 0x08, 0x2E, 0x2E, 0x00,
+    0xB6, 0xD0, 0x68, 0x3E, 0x80, 0x2F, 0x0C, 0xA9, 0xFE, 0x64, 0x53, 0x69, 0x7A,
+];
+
+/// The encryption dictionary of `bytes` (in the trailer or by reference), read without a
+/// password.
+fn encryption_dictionary(bytes: &[u8]) -> Option<pdf_extract::Dictionary> {
+    let options = LoadOptions::default();
+    let doc = catch_unwind(AssertUnwindSafe(|| Document::load_mem_with_options(bytes, options))).ok()?.ok()?;
+    match doc.trailer.get(b"Encrypt").ok()? {
+        Object::Dictionary(d) => Some(d.clone()),
+        Object::Reference(id) => doc.get_dictionary(*id).ok().cloned(),
+        _ => None,
+    }
+}
+
+/// The user password that `owner` (an owner password) unlocks, for revisions 2-4 (Algorithm 7
+/// of PDF 32000-1: RC4 with a key from the MD5 of the padded owner password decrypts `/O`), when
+/// it opens the file and differs from `owner`; `None` otherwise (then `owner` is tried as is).
+fn user_password_from_owner(bytes: &[u8], owner: &str) -> Option<String> {
+    use md5::{Digest, Md5};
+    let encrypt = encryption_dictionary(bytes)?;
+    let revision = encrypt.get(b"R").ok()?.as_i64().ok()?;
+    if !(2..=4).contains(&revision) {
+        return None;
+    }
+    let o = encrypt.get(b"O").ok()?.as_str().ok()?.get(..32)?.to_vec();
+    let length = encrypt.get(b"Length").ok().and_then(|l| l.as_i64().ok()).unwrap_or(40);
+    let n = if revision == 2 { 5 } else { usize::try_from(length / 8).ok()?.clamp(5, 16) };
+    // Owner passwords are Latin-1 / PDFDocEncoding bytes, at most 32.
+    let mut padded: Vec<u8> = owner.chars().filter_map(|c| u8::try_from(u32::from(c)).ok()).take(32).collect();
+    padded.extend_from_slice(&PAD[..32 - padded.len()]);
+    let mut digest = Md5::digest(&padded).to_vec();
+    if revision >= 3 {
+        for _ in 0..50 {
+            digest = Md5::digest(&digest[..n]).to_vec();
+        }
+    }
+    let key = &digest[..n];
+    let mut user = o;
+    let rounds: Vec<u8> = if revision == 2 { vec![0] } else { (0..20).rev().collect() };
+    for i in rounds {
+        let round_key: Vec<u8> = key.iter().map(|k| k ^ i).collect();
+        rc4_apply(&round_key, &mut user)?;
+    }
+    // The result is the padded user password: strip the padding.
+    let end = (0..=32).find(|&len| user[len..] == PAD[..32 - len])?;
+    let candidate: String = user[..end].iter().map(|&b| char::from(b)).collect();
+    if candidate == owner {
+        return None;
+    }
+    // Only when it really is the user password (Algorithm 6 checks it inside lopdf).
+    let options = LoadOptions { password: Some(candidate.clone()), ..LoadOptions::default() };
+    let loaded = catch_unwind(AssertUnwindSafe(|| Document::load_mem_with_options(bytes, options)));
+    let patched = encrypt_by_reference(bytes);
+    let opens = matches!(loaded, Ok(Ok(ref d)) if d.was_encrypted())
+        || patched.is_some_and(|p| {
+            let options = LoadOptions { password: Some(candidate.clone()), ..LoadOptions::default() };
+            matches!(catch_unwind(AssertUnwindSafe(|| Document::load_mem_with_options(&p, options))), Ok(Ok(ref d)) if d.was_encrypted())
+        });
+    opens.then_some(candidate)
+}
+
+/// RC4 over `data` in place with a key of 5 to 16 bytes (the `rc4` crate fixes the key length
+/// in the type).
+fn rc4_apply(key: &[u8], data: &mut [u8]) -> Option<()> {
+    use rc4::consts::{U5, U6, U7, U8, U9, U10, U11, U12, U13, U14, U15, U16};
+    use rc4::{KeyInit, Rc4, StreamCipher};
+    macro_rules! run {
+        ($n:ty) => {
+            Rc4::<$n>::new_from_slice(key).ok()?.apply_keystream(data)
+        };
+    }
+    match key.len() {
+        5 => run!(U5),
+        6 => run!(U6),
+        7 => run!(U7),
+        8 => run!(U8),
+        9 => run!(U9),
+        10 => run!(U10),
+        11 => run!(U11),
+        12 => run!(U12),
+        13 => run!(U13),
+        14 => run!(U14),
+        15 => run!(U15),
+        16 => run!(U16),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The bytes with the trailer's direct `/Encrypt` dictionary appended as an object
+/// ([`repair::with_encrypt_object`]), or `None` when the trailer has none (or no catalog).
+fn encrypt_by_reference(bytes: &[u8]) -> Option<Vec<u8>> {
+    // Without a password lopdf still reads the trailer (and no object).
+    let options = LoadOptions::default();
+    let doc = catch_unwind(AssertUnwindSafe(|| Document::load_mem_with_options(bytes, options))).ok()?.ok()?;
+    let Ok(Object::Dictionary(encrypt)) = doc.trailer.get(b"Encrypt") else { return None };
+    let mut dict = String::new();
+    objects::write_object(&Object::Dictionary(encrypt.clone()), &mut dict);
+    let mut trailer = String::new();
+    for (key, value) in doc.trailer.iter() {
+        if matches!(key.as_slice(), b"Encrypt" | b"Size" | b"Prev" | b"XRefStm") {
+            continue;
+        }
+        let mut entry = String::new();
+        objects::write_object(&Object::Name(key.clone()), &mut entry);
+        entry.push(' ');
+        objects::write_object(value, &mut entry);
+        trailer.push_str(&entry);
+        trailer.push(' ');
+    }
+    let size = doc.trailer.get(b"Size").ok().and_then(|s| s.as_i64().ok()).and_then(|s| u32::try_from(s).ok());
+    repair::with_encrypt_object(bytes, &dict, trailer.trim_end(), size.unwrap_or(0))
 }
 
 /// One lopdf load, isolated from panics, with the decryption checked.

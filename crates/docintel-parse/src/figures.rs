@@ -84,9 +84,8 @@ pub(crate) fn scan_page(
     forms: &ContentCache,
 ) -> Result<PageGraphics, String> {
     let content = content.as_ref().map_err(|e| format!("content stream: {}", e.display))?;
-    let (own, inherited) = doc.get_page_resources(page_id).map_err(|e| format!("resources: {e}"))?;
-    let mut resources: Vec<&Dictionary> = own.into_iter().collect();
-    resources.extend(inherited.iter().filter_map(|id| doc.get_dictionary(*id).ok()));
+    // Not lopdf's `get_page_resources`: it recurses up `/Parent` without a bound.
+    let resources = crate::objects::page_resources(doc, page_id);
     let content = content.as_ref().map_err(|e| format!("content stream: {}", e.display))?;
     let mut walker = Walker {
         doc,

@@ -79,7 +79,8 @@ pub fn highlight_pdf(input: &Path, output: &Path, boxes: &[(u32, BBox, String)])
     if doc.is_encrypted() || doc.was_encrypted() {
         return Err(HighlightError::Encrypted { path: in_name });
     }
-    let pages = doc.get_pages();
+    let pages: std::collections::BTreeMap<u32, ObjectId> =
+        crate::page_tree::walk(&doc).pages.into_iter().enumerate().map(|(i, id)| ((i + 1) as u32, id)).collect();
     let mut added = 0;
     for (page, bbox, note) in boxes {
         let Some(&page_id) = pages.get(page) else {

@@ -60,6 +60,7 @@ mod highlight;
 mod lang;
 mod objects;
 mod output;
+mod page_tree;
 mod repair;
 mod shared_pages;
 mod tables;
@@ -194,17 +195,24 @@ pub fn parse_pdf_bytes_with_options(
     }
     let (doc, load_notes) = encrypt::load(name, bytes, options)?;
 
-    let pages: Vec<(u32, ObjectId)> = match catch_unwind(AssertUnwindSafe(|| doc.get_pages())) {
-        Ok(map) => map.into_iter().collect(),
+    // Our own walk, not lopdf's `get_pages` (see `page_tree`: no capacity from `/Count`, no
+    // recursion, a node budget).
+    let tree = match catch_unwind(AssertUnwindSafe(|| page_tree::walk(&doc))) {
+        Ok(tree) => tree,
         Err(panic) => {
             return Err(ParseError::Malformed { path, reason: format!("page tree: {}", panic_message(&panic)) });
         }
     };
-    if pages.is_empty() {
-        return Err(ParseError::NoReadablePage { path, reason: "the page tree is empty".into() });
+    if tree.pages.is_empty() {
+        let reason = tree.note().map_or_else(|| "the page tree is empty".into(), |n| format!("no page found ({n})"));
+        return Err(ParseError::NoReadablePage { path, reason });
     }
-
     let mut diagnostics = load_notes;
+    if let Some(note) = tree.note() {
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, note));
+    }
+    let pages: Vec<(u32, ObjectId)> = tree.pages.iter().enumerate().map(|(i, &id)| ((i + 1) as u32, id)).collect();
+
     let mut lines: Vec<Line> = Vec::new();
     let mut page_infos: Vec<PageInfo> = Vec::with_capacity(pages.len());
     let mut first_failure: Option<String> = None;
@@ -218,7 +226,19 @@ pub fn parse_pdf_bytes_with_options(
     // Results are kept in page order, so the output does not depend on
     // thread timing.
     let mut doc = doc;
-    objects::prepare_for_text(&mut doc);
+    let page_ids: Vec<ObjectId> = pages.iter().map(|&(_, id)| id).collect();
+    let repaired = objects::repair_content_lengths(&mut doc, bytes, &page_ids);
+    if !repaired.is_empty() {
+        let list: Vec<String> = repaired.iter().map(|(n, g)| format!("{n} {g} R")).collect();
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            None,
+            format!("content stream(s) {} read up to `endstream` (their /Length is missing or wrong)", list.join(", ")),
+        ));
+    }
+    for note in objects::prepare_for_text(&mut doc) {
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, note));
+    }
     let doc = doc;
     let fonts = FontCache::new();
     let forms = ContentCache::new();
@@ -238,6 +258,8 @@ pub fn parse_pdf_bytes_with_options(
         })
         .unzip();
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
+    // Pages whose fonts gave no text for some glyphs: (page, unmapped glyphs, glyphs).
+    let mut unmapped_pages: Vec<(u32, usize, usize)> = Vec::new();
     for (index, (scan, text)) in scans.into_iter().zip(texts).enumerate() {
         let page_no = (index + 1) as u32;
         let (width, height) = sizes[index];
@@ -245,31 +267,74 @@ pub fn parse_pdf_bytes_with_options(
         graphics.push(match scan {
             Ok(g) => Some(g),
             Err(message) => {
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Info,
-                    page: Some(page_no),
-                    message: format!("page {page_no}: images and paths not counted: {message}"),
-                });
+                diagnostics.push(Diagnostic::new(
+                    Severity::Info,
+                    Some(page_no),
+                    format!("page {page_no}: images and paths not counted: {message}"),
+                ));
                 None
             }
         });
         let raw = match text.unwrap_or_else(|| Err("worker thread lost the page".into())) {
-            Ok(raw) => raw,
+            Ok(page) => {
+                if page.forms_skipped {
+                    diagnostics.push(Diagnostic::new(
+                        Severity::Warning,
+                        Some(page_no),
+                        format!(
+                            "page {page_no}: Form XObjects nested deeper than {} (a form drawing itself?) skipped: what they draw is lost",
+                            pdf_extract::FORM_DEPTH_LIMIT
+                        ),
+                    ));
+                }
+                let unmapped = page.unmapped;
+                if unmapped >= UNMAPPED_MIN || (unmapped > 0 && unmapped as f64 >= UNMAPPED_SHARE * page.glyphs as f64)
+                {
+                    unmapped_pages.push((page_no, unmapped, page.glyphs));
+                }
+                page.lines
+            }
             Err(message) => {
                 n_failed += 1;
                 first_failure.get_or_insert_with(|| format!("page {page_no}: {message}"));
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    page: Some(page_no),
-                    message: format!("page {page_no}: text extraction failed: {message}"),
-                });
+                diagnostics.push(Diagnostic::new(
+                    Severity::Warning,
+                    Some(page_no),
+                    format!("page {page_no}: text extraction failed: {message}"),
+                ));
                 Vec::new()
             }
         };
+        let unreadable = objects::unreadable_contents(&doc, pages[index].1);
+        if !unreadable.is_empty() {
+            let list: Vec<String> = unreadable.iter().map(|(n, g)| format!("{n} {g} R")).collect();
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some(page_no),
+                format!(
+                    "page {page_no}: content stream(s) {} unreadable (missing, a wrong /Length, or data that does not decode): their text is lost",
+                    list.join(", ")
+                ),
+            ));
+        }
+        let annotated = objects::annotations_with_text(&doc, pages[index].1);
+        if annotated > 0 {
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some(page_no),
+                format!(
+                    "page {page_no}: {annotated} annotation(s) or form field(s) draw text that is not read (appearance streams are not extracted)"
+                ),
+            ));
+        }
         let mut n_chars = 0u32;
+        let mut hidden: Vec<(u32, collect::Hidden)> = Vec::new();
         for (i, l) in raw.into_iter().enumerate() {
             n_chars += l.text.chars().count() as u32;
             font_sizes.push(l.font_size);
+            if let Some(why) = l.hidden {
+                hidden.push(((lines.len() + 1) as u32, why));
+            }
             lines.push(Line {
                 line_id: (lines.len() + 1) as u32,
                 page: page_no,
@@ -278,10 +343,28 @@ pub fn parse_pdf_bytes_with_options(
                 bbox: l.bbox,
             });
         }
+        if !hidden.is_empty() {
+            diagnostics.push(invisible_text_diagnostic(page_no, &hidden, &lines));
+        }
         let n_lines = lines.iter().rev().take_while(|l| l.page == page_no).count() as u32;
         // Figure columns are filled once every page is scanned (decoration
         // needs the whole document).
         page_infos.push(PageInfo::from_text(page_no, n_lines, n_chars, width, height));
+    }
+    if !unmapped_pages.is_empty() {
+        let lost: usize = unmapped_pages.iter().map(|p| p.1).sum();
+        let shown: usize = unmapped_pages.iter().map(|p| p.2).sum();
+        let list: Vec<String> = unmapped_pages.iter().take(20).map(|p| p.0.to_string()).collect();
+        let more =
+            if unmapped_pages.len() > 20 { format!(" and {} more", unmapped_pages.len() - 20) } else { String::new() };
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            unmapped_pages.first().map(|p| p.0),
+            format!(
+                "text lost: {lost} of {shown} glyphs on page(s) {}{more} have no Unicode mapping in their font (no ToUnicode map, or a predefined CMap not supported)",
+                list.join(", ")
+            ),
+        ));
     }
     if n_failed == pages.len() {
         let reason = first_failure.unwrap_or_default();
@@ -301,7 +384,39 @@ pub fn parse_pdf_bytes_with_options(
     // lines: the pieces the collector split at tab-stop gaps (a section
     // number and its title, a contents entry and its page number) joined
     // again (`docintel_schema::rows`), each with its longest piece's size.
-    let (joined, joined_sizes) = join_runs(&lines, &font_sizes);
+    // Lines that read like instructions to a model (a prompt injection?) are listed, not
+    // dropped: they may be the document's own words.
+    let instructions: Vec<&Line> =
+        lines.iter().filter(|l| docintel_schema::text::looks_like_instruction(&l.text)).collect();
+    if !instructions.is_empty() {
+        let quoted: Vec<String> =
+            instructions.iter().take(3).map(|l| format!("line {} {:?}", l.line_id, l.text)).collect();
+        diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            instructions.first().map(|l| l.page),
+            format!(
+                "{} line(s) read like instructions to a model (a prompt injection?): {}{}",
+                instructions.len(),
+                quoted.join(", "),
+                if instructions.len() > 3 { " …" } else { "" }
+            ),
+        ));
+    }
+    // Invisible lines take no part in the structure either (a hidden heading, summary line
+    // or contents entry is not the document's).
+    let invisible: Vec<u32> = diagnostics.iter().flat_map(|d| d.invisible_lines.iter().copied()).collect();
+    let shown: std::borrow::Cow<'_, [Line]> = if invisible.is_empty() {
+        std::borrow::Cow::Borrowed(&lines)
+    } else {
+        let mut copy = lines.clone();
+        for id in &invisible {
+            if let Some(line) = copy.get_mut(*id as usize - 1) {
+                line.text.clear();
+            }
+        }
+        std::borrow::Cow::Owned(copy)
+    };
+    let (joined, joined_sizes) = join_runs(&shown, &font_sizes);
     let mut toc = read_toc(&doc, &pages, n_pages, &mut diagnostics);
     // Without an outline, a printed contents page that maps consistently onto
     // the pages comes before headings.
@@ -309,17 +424,13 @@ pub fn parse_pdf_bytes_with_options(
         && n_pages >= 2
         && let Some(found) = contents::toc_from_contents(&joined, n_pages)
     {
-        diagnostics.push(Diagnostic {
-            severity: Severity::Info,
-            page: Some(found.contents_page),
-            message: format!(
+        diagnostics.push(Diagnostic::new(Severity::Info, Some(found.contents_page), format!(
                 "no outline: {} TOC entries read from the contents page (page {}), printed page + {} = physical page ({} titles found there)",
                 found.toc.len(),
                 found.contents_page,
                 found.offset,
                 found.confirmed
-            ),
-        });
+            )));
         toc = found.toc;
     }
     // A single page (an invoice, a letter) gets no rebuilt TOC: its bold
@@ -332,28 +443,58 @@ pub fn parse_pdf_bytes_with_options(
             .collect();
         toc = headings::toc_from_headings(&heading_lines, n_pages);
         if !toc.is_empty() {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Info,
-                page: None,
-                message: format!("no outline: {} TOC entries rebuilt from headings", toc.len()),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Info,
+                None,
+                format!("no outline: {} TOC entries rebuilt from headings", toc.len()),
+            ));
         }
     }
     shared_pages::extend_into_shared_pages(&mut toc, &joined);
     let table_pages = tables::table_pages(&joined, &page_infos);
     if !table_pages.is_empty() {
         let list: Vec<String> = table_pages.iter().map(u32::to_string).collect();
-        diagnostics.push(Diagnostic {
-            severity: Severity::Info,
-            page: None,
-            message: format!("tables (aligned columns) detected on pages {}", list.join(", ")),
-        });
+        diagnostics.push(Diagnostic::new(
+            Severity::Info,
+            None,
+            format!("tables (aligned columns) detected on pages {}", list.join(", ")),
+        ));
     }
     let mut profile = profile(&joined, &page_infos, &toc);
     profile.has_tables = !table_pages.is_empty();
     let parsed = ParsedDocument { source: path, profile, lines, pages: page_infos, toc, diagnostics };
     debug_assert!(parsed.check_invariants().is_ok());
     Ok(parsed)
+}
+
+/// The warning for a page's lines that do not show (see [`collect::Hidden`]): how many, why,
+/// and the first few quoted, with their ids in `invisible_lines`.
+fn invisible_text_diagnostic(page: u32, hidden: &[(u32, collect::Hidden)], lines: &[Line]) -> Diagnostic {
+    let mut reasons: Vec<collect::Hidden> = hidden.iter().map(|&(_, why)| why).collect();
+    reasons.sort();
+    reasons.dedup();
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|&r| format!("{} {}", hidden.iter().filter(|&&(_, why)| why == r).count(), r.describe()))
+        .collect();
+    let quoted: Vec<String> = hidden
+        .iter()
+        .take(3)
+        .filter_map(|&(id, _)| lines.get(id as usize - 1).map(|l| format!("line {id} {:?}", l.text)))
+        .collect();
+    let more = if hidden.len() > 3 { format!(" and {} more", hidden.len() - 3) } else { String::new() };
+    let mut diagnostic = Diagnostic::new(
+        Severity::Warning,
+        Some(page),
+        format!(
+            "page {page}: {} line(s) of text that does not show on the page ({}), kept out of answers: {}{more}",
+            hidden.len(),
+            reasons.join(", "),
+            quoted.join(", ")
+        ),
+    );
+    diagnostic.invisible_lines = hidden.iter().map(|&(id, _)| id).collect();
+    diagnostic
 }
 
 /// The lines with each run (`docintel_schema::rows::runs`) joined into one,
@@ -453,6 +594,23 @@ pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
     (figures, scanned)
 }
 
+/// One page's lines and how many of its glyphs gave no text.
+#[derive(Debug, PartialEq)]
+struct PageText {
+    lines: Vec<RawLine>,
+    /// Glyphs shown (spaces included).
+    glyphs: usize,
+    /// Glyphs whose font has no Unicode mapping for them (their text is lost).
+    unmapped: usize,
+    /// Form XObjects nested too deep (a cycle) were skipped.
+    forms_skipped: bool,
+}
+
+/// Below this share of unmapped glyphs (and under [`UNMAPPED_MIN`] of them) a page's loss
+/// is not reported (a stray symbol).
+const UNMAPPED_SHARE: f64 = 0.02;
+const UNMAPPED_MIN: usize = 10;
+
 /// Extracts one page's lines; a panic, an error or an exceeded time budget
 /// becomes `Err(message)`.
 fn extract_page<'a>(
@@ -461,16 +619,16 @@ fn extract_page<'a>(
     fonts: &FontCache<'a>,
     forms: &ContentCache,
     budget: Duration,
-) -> Result<Vec<RawLine>, String> {
+) -> Result<PageText, String> {
     let deadline = Instant::now().checked_add(budget);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // Clip rectangles per shown string; a page whose content cannot be
         // walked is left to pdf-extract unfiltered, except for form cycles
         // and the deadline.
-        let clips = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
-            Ok(clips) => clips,
+        let scan = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
+            Ok(scan) => scan,
             Err(e @ (ScanError::TooDeep | ScanError::Deadline)) => return Err(e.to_string()),
-            Err(ScanError::Content(_)) => Vec::new(),
+            Err(ScanError::Content(_)) => collect::PageScan::default(),
         };
         // Where pdf-extract would have panicked reading or decoding the
         // content, it still does, with the same message.
@@ -478,9 +636,13 @@ fn extract_page<'a>(
             Ok(Ok(content)) => Ok(content),
             Ok(Err(e)) | Err(e) => Err(e.unwrap_message()),
         };
-        let mut collector = GlyphCollector::new(clips, deadline);
+        let forms_skipped = scan.forms_skipped;
+        let mut collector = GlyphCollector::new(scan, deadline);
         match pdf_extract::output_page_content(doc, &mut collector, page.key, page.id, content, fonts, forms) {
-            Ok(()) => Ok(collector.finish()),
+            Ok(()) => {
+                let (glyphs, unmapped) = (collector.n_glyphs, collector.n_unmapped);
+                Ok(PageText { lines: collector.finish(), glyphs, unmapped, forms_skipped })
+            }
             Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
             Err(e) => Err(e.to_string()),
         }
@@ -505,11 +667,11 @@ fn read_toc(
             toc
         }
         Err(panic) => {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!("outline could not be read: {}", panic_message(&panic)),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!("outline could not be read: {}", panic_message(&panic)),
+            ));
             Vec::new()
         }
     }
@@ -601,7 +763,7 @@ mod tests {
     fn extract(doc: &Document, id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
         let content = objects::page_content(doc, id);
         let page = Page { key: 1, id, content: &content };
-        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget)
+        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget).map(|p| p.lines)
     }
 
     #[test]
@@ -617,7 +779,7 @@ mod tests {
     fn prepared_documents_extract_the_same_text() {
         let (mut doc, page) = one_page("Prepared text");
         let before = extract(&doc, page, PAGE_TIME_BUDGET).expect("parses");
-        objects::prepare_for_text(&mut doc);
+        assert!(objects::prepare_for_text(&mut doc).is_empty());
         assert_eq!(extract(&doc, page, PAGE_TIME_BUDGET).expect("parses"), before);
     }
 

@@ -5,7 +5,7 @@
 //!
 //! | file              | rows / content                                                        |
 //! |-------------------|-----------------------------------------------------------------------|
-//! | `lines.parquet`   | `line_id, page, line_in_page, text, x0, y0, x1, y1`                   |
+//! | `lines.parquet`   | `line_id, page, line_in_page, text, x0, y0, x1, y1, visible`          |
 //! | `pages.parquet`   | every `PageInfo` column; `decorative_image_hashes` is `list<string>`  |
 //! | `toc.parquet`     | `id, parent (nullable), level, title, start_page, end_page, source`   |
 //! | `chunks.parquet`  | every `Chunk` field                                                   |
@@ -223,6 +223,7 @@ fn strings<'a>(values: impl Iterator<Item = &'a str>) -> ArrayRef {
 
 fn lines_batch(doc: &ParsedDocument) -> Result<RecordBatch, arrow_schema::ArrowError> {
     let l = &doc.lines;
+    let hidden = doc.invisible_lines();
     batch(vec![
         ("line_id", u32s(l.iter().map(|l| l.line_id)), false),
         ("page", u32s(l.iter().map(|l| l.page)), false),
@@ -232,6 +233,11 @@ fn lines_batch(doc: &ParsedDocument) -> Result<RecordBatch, arrow_schema::ArrowE
         ("y0", f32s(l.iter().map(|l| l.bbox.y0)), false),
         ("x1", f32s(l.iter().map(|l| l.bbox.x1)), false),
         ("y1", f32s(l.iter().map(|l| l.bbox.y1)), false),
+        (
+            "visible",
+            Arc::new(BooleanArray::from_iter(l.iter().map(|l| Some(hidden.binary_search(&l.line_id).is_err())))),
+            false,
+        ),
     ])
 }
 

@@ -140,6 +140,25 @@ pub(crate) fn with_empty_file_id(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(append_section(bytes, base, &[], &trailer, Some(prev)))
 }
 
+/// For a file whose trailer holds its `/Encrypt` dictionary directly (lopdf authenticates only
+/// one given by reference): the bytes with an incremental update that writes `encrypt` as a new
+/// object and a trailer repeating `trailer` (already serialised entries, without `/Encrypt`,
+/// `/Size` and `/Prev`) plus `/Encrypt N 0 R`. `None` without a `startxref` to chain to.
+pub(crate) fn with_encrypt_object(bytes: &[u8], encrypt: &str, trailer: &str, size: u32) -> Option<Vec<u8>> {
+    let base = header_offset(bytes)?;
+    let body = &bytes[base..];
+    let prev: usize = STARTXREF.captures_iter(body).last().and_then(|c| parse_num(c.get(1)?.as_bytes()))?;
+    let number = size.max(max_marker(body) + 1);
+    let mut out = bytes.to_vec();
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    let offset = out.len() - base;
+    out.extend_from_slice(format!("{number} 0 obj\n{encrypt}\nendobj\n").as_bytes());
+    let trailer = format!("{trailer} /Encrypt {number} 0 R");
+    Some(append_section(&out, base, &[(number, 0, offset)], &trailer, Some(prev)))
+}
+
 /// Appends `xref` (entry 0 plus `entries` as `(number, generation, offset)`, ascending) and a
 /// trailer with `trailer_entries` (and `/Prev`), then `startxref` and `%%EOF`.
 fn append_section(

@@ -72,11 +72,11 @@ pub(crate) fn parse_text_bytes(name: &str, bytes: &[u8], markdown: bool) -> Pars
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t.to_string(),
         Err(_) => {
-            diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                page: None,
-                message: format!("{name}: not valid UTF-8; invalid bytes replaced by U+FFFD"),
-            });
+            diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                None,
+                format!("{name}: not valid UTF-8; invalid bytes replaced by U+FFFD"),
+            ));
             String::from_utf8_lossy(bytes).into_owned()
         }
     };
@@ -124,7 +124,7 @@ pub(crate) fn parse_text_bytes(name: &str, bytes: &[u8], markdown: bool) -> Pars
         });
     }
     if lines.is_empty() {
-        diagnostics.push(Diagnostic { severity: Severity::Warning, page: None, message: format!("{name}: no text") });
+        diagnostics.push(Diagnostic::new(Severity::Warning, None, format!("{name}: no text")));
     }
     let toc = toc_rows(&headings, 1, TocSource::Headings);
     let n_chars: usize = lines.iter().map(|l| l.text.chars().count()).sum();
@@ -141,11 +141,7 @@ pub(crate) fn parse_text_bytes(name: &str, bytes: &[u8], markdown: bool) -> Pars
         typical_fields: description.typical_fields,
         summary: description.summary,
     };
-    diagnostics.push(Diagnostic {
-        severity: Severity::Info,
-        page: None,
-        message: "text document: no real pages; every line is on page 1".into(),
-    });
+    diagnostics.push(Diagnostic::new(Severity::Info, None, "text document: no real pages; every line is on page 1"));
     ParsedDocument { source: name.to_string(), profile, lines, pages: vec![page], toc, diagnostics }
 }
 

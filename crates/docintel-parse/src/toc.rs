@@ -106,7 +106,7 @@ pub(crate) fn read_outline(
 }
 
 fn info(message: String) -> Diagnostic {
-    Diagnostic { severity: Severity::Info, page: None, message }
+    Diagnostic::new(Severity::Info, None, message)
 }
 
 struct DestResolver<'a> {

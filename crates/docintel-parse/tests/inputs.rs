@@ -246,6 +246,89 @@ fn encrypted_without_file_identifier_opens_with_an_empty_one() {
     assert!(parsed.diagnostics.iter().any(|d| d.message.contains("file identifier")));
 }
 
+/// `prose_pdf` encrypted by lopdf with user password `baz` and owner password `foo` in one of
+/// the standard security handler's revisions, the `/Encrypt` dictionary by reference or, as
+/// pdfminer's samples write it, inline in the trailer.
+fn encrypted_prose(revision: u32, inline: bool) -> Vec<u8> {
+    use pdf_extract::encryption::crypt_filters::{Aes128CryptFilter, Aes256CryptFilter, CryptFilter};
+    use pdf_extract::encryption::{EncryptionState, EncryptionVersion, Permissions};
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+    let mut doc = prose_pdf();
+    doc.trailer.set(
+        "ID",
+        Object::Array(vec![Object::string_literal("0123456789abcdef"), Object::string_literal("0123456789abcdef")]),
+    );
+    let (owner_password, user_password, permissions) = ("foo", "baz", Permissions::all());
+    let key = [7u8; 32];
+    let filters = |f: Arc<dyn CryptFilter>| BTreeMap::from([(b"StdCF".to_vec(), f)]);
+    let version = match revision {
+        2 => EncryptionVersion::V1 { document: &doc, owner_password, user_password, permissions },
+        3 => EncryptionVersion::V2 { document: &doc, owner_password, user_password, key_length: 128, permissions },
+        4 => EncryptionVersion::V4 {
+            document: &doc,
+            encrypt_metadata: true,
+            crypt_filters: filters(Arc::new(Aes128CryptFilter)),
+            stream_filter: b"StdCF".to_vec(),
+            string_filter: b"StdCF".to_vec(),
+            owner_password,
+            user_password,
+            permissions,
+        },
+        _ => EncryptionVersion::V5 {
+            encrypt_metadata: true,
+            crypt_filters: filters(Arc::new(Aes256CryptFilter)),
+            file_encryption_key: &key,
+            stream_filter: b"StdCF".to_vec(),
+            string_filter: b"StdCF".to_vec(),
+            owner_password,
+            user_password,
+            permissions,
+        },
+    };
+    let state = EncryptionState::try_from(version).expect("state");
+    doc.encrypt(&state).expect("encrypt");
+    let bytes = save(doc);
+    if !inline {
+        return bytes;
+    }
+    // Move the dictionary of `/Encrypt N 0 R` into the trailer (the object stays, unused).
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let at = bytes.windows(9).rposition(|w| w == b"/Encrypt ").expect("an /Encrypt entry");
+    let reference_end = at + find(&bytes[at..], b" R").expect("a reference") + 2;
+    let number: String = bytes[at + 9..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| char::from(b)).collect();
+    let marker = format!("\n{number} 0 obj");
+    let start = find(&bytes, marker.as_bytes()).expect("the object") + marker.len();
+    let end = start + find(&bytes[start..], b"endobj").expect("endobj");
+    let mut out = bytes[..at].to_vec();
+    out.extend_from_slice(b"/Encrypt ");
+    out.extend_from_slice(bytes[start..end].trim_ascii());
+    out.extend_from_slice(&bytes[reference_end..]);
+    out
+}
+
+#[test]
+fn user_and_owner_passwords_open_every_revision_by_reference_or_inline() {
+    // pdfminer's aes-128.pdf, aes-256.pdf, rc4-40.pdf (user baz, owner foo) and pdf.js's
+    // issue6010_1.pdf were refused with their right passwords: lopdf reads only an /Encrypt
+    // given by reference, and keys an owner password of revisions 2-4 as if it were the user's.
+    for revision in [2, 3, 4, 6] {
+        for inline in [false, true] {
+            let what = format!("R{revision}{}", if inline { " inline" } else { "" });
+            let path = scratch_file(&format!("encrypted-r{revision}-{inline}.pdf"), &encrypted_prose(revision, inline));
+            for password in ["baz", "foo"] {
+                let doc = parse_file_with_options(&path, &ParseOptions::with_password(password))
+                    .unwrap_or_else(|e| panic!("{what} {password}: {e}"));
+                assert_eq!(texts(&doc).first(), Some(&"Recovered heading"), "{what} {password}");
+            }
+            let err = parse_file_with_options(&path, &ParseOptions::with_password("nope")).expect_err("wrong");
+            assert!(matches!(err, ParseError::WrongPassword { .. }), "{what}: {err:?}");
+            let err = parse_file(&path).expect_err("no password");
+            assert!(matches!(err, ParseError::Encrypted { .. }), "{what}: {err:?}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------- broken xref
 
 #[test]

@@ -603,7 +603,8 @@ fn aws_invoice_tables_round_trip_through_parquet() {
 
     let lines = read_parquet(&dir.join("lines.parquet"));
     assert_eq!(lines.num_rows(), doc.lines.len());
-    assert_eq!(lines.num_columns(), 8);
+    assert_eq!(lines.num_columns(), 9);
+    assert!(column::<arrow_array::BooleanArray>(&lines, "visible").iter().all(|v| v == Some(true)));
     assert_eq!(column::<UInt32Array>(&lines, "line_id").value(0), 1);
     assert_eq!(column::<StringArray>(&lines, "text").value(0), doc.lines[0].text);
     let last = doc.lines.len() - 1;

@@ -78,22 +78,21 @@ pub fn profile_hash(profile: &DocumentProfile) -> String {
     Sha256::digest(&json).iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// `<out_dir>/<document-stem>/questions/<slug of question>/parsed_question.json`.
-pub fn parsed_question_path(out_dir: &Path, document_path: &Path, question: &str) -> PathBuf {
-    let stem =
-        document_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".to_owned());
-    out_dir.join(stem).join("questions").join(question_slug(question)).join(PARSED_QUESTION_FILE)
+/// `<out_dir>/<document key>/questions/<slug of question>/parsed_question.json` (the key:
+/// [`docintel_schema::slug::document_key`]).
+pub fn parsed_question_path(out_dir: &Path, document_key: &str, question: &str) -> PathBuf {
+    out_dir.join(document_key).join("questions").join(question_slug(question)).join(PARSED_QUESTION_FILE)
 }
 
 /// Writes `parsed` (keyed by its `original_question`) for `document_path`
 /// parsed with `profile`, atomically; returns the file written.
 pub fn save_parsed_question(
     out_dir: &Path,
-    document_path: &Path,
+    document_key: &str,
     profile: &DocumentProfile,
     parsed: &ParsedQuestion,
 ) -> Result<PathBuf, PersistError> {
-    let path = parsed_question_path(out_dir, document_path, &parsed.original_question);
+    let path = parsed_question_path(out_dir, document_key, &parsed.original_question);
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| PersistError::Io { path, source }
@@ -125,11 +124,11 @@ pub fn save_parsed_question(
 /// key. A file that exists but is not JSON of a parsed question is an error.
 pub fn load_parsed_question(
     out_dir: &Path,
-    document_path: &Path,
+    document_key: &str,
     profile: &DocumentProfile,
     question: &str,
 ) -> Result<Option<ParsedQuestion>, PersistError> {
-    let path = parsed_question_path(out_dir, document_path, question);
+    let path = parsed_question_path(out_dir, document_key, question);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -173,10 +172,10 @@ mod tests {
         hit: bool,
     ) {
         let out = scratch(name);
-        let document = Path::new("/somewhere/policy.v2.pdf");
+        let document = "policy-v2-0123456789ab";
         let parsed = RuleParser::new().parse(question, saved_for).unwrap();
         let path = save_parsed_question(&out, document, saved_for, &parsed).unwrap();
-        assert!(path.starts_with(out.join("policy.v2").join("questions")), "{}", path.display());
+        assert!(path.starts_with(out.join("policy-v2-0123456789ab").join("questions")), "{}", path.display());
         assert!(path.ends_with(PARSED_QUESTION_FILE));
         let loaded = load_parsed_question(&out, document, loaded_for, asked).unwrap();
         assert_eq!(loaded.as_ref(), hit.then_some(&parsed), "{name}");
@@ -196,7 +195,7 @@ mod tests {
     #[test]
     fn a_parse_saved_by_other_rules_is_a_miss() {
         let out = scratch("other-build");
-        let document = Path::new("doc.pdf");
+        let document = "doc-0123456789ab";
         let question = "What is the title of control AC-2?";
         let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
         let path = save_parsed_question(&out, document, &pdf_profile(), &parsed).unwrap();
@@ -212,7 +211,7 @@ mod tests {
     #[test]
     fn a_file_without_cache_key_is_a_miss_and_garbage_is_an_error() {
         let out = scratch("foreign");
-        let document = Path::new("doc.pdf");
+        let document = "doc-0123456789ab";
         let question = "What is the total?";
         let path = parsed_question_path(&out, document, question);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -229,8 +228,11 @@ mod tests {
 
     #[test]
     fn paths_are_stable() {
-        let path = parsed_question_path(Path::new("out"), Path::new("a/b/Contract.docx"), "What's the limit?");
-        assert_eq!(path, Path::new("out/Contract/questions/what-s-the-limit-9a877ee4/parsed_question.json"));
+        let path = parsed_question_path(Path::new("out"), "contract-0123456789ab", "What's the limit?");
+        assert_eq!(
+            path,
+            Path::new("out/contract-0123456789ab/questions/what-s-the-limit-9a877ee4/parsed_question.json")
+        );
         assert_eq!(profile_hash(&pdf_profile()), profile_hash(&pdf_profile()));
         assert_ne!(profile_hash(&pdf_profile()), profile_hash(&docx_profile()));
         assert_eq!(profile_hash(&pdf_profile()).len(), 16);
@@ -240,7 +242,7 @@ mod tests {
     fn no_temporary_file_is_left_behind() {
         let out = scratch("tmp");
         let parsed = RuleParser::new().parse("What is the premium?", &pdf_profile()).unwrap();
-        let path = save_parsed_question(&out, Path::new("x.pdf"), &pdf_profile(), &parsed).unwrap();
+        let path = save_parsed_question(&out, "x-0123456789ab", &pdf_profile(), &parsed).unwrap();
         let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

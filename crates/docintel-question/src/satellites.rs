@@ -216,6 +216,11 @@ impl Satellites {
     /// the built-in one; missing files keep the built-in table. Foreign keys
     /// are checked across the mix.
     pub fn from_dir(dir: &Path) -> Result<Satellites, SatelliteError> {
+        // A folder that is not there is a mistake, not "use every built-in table".
+        if !dir.is_dir() {
+            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder of satellite tables");
+            return Err(SatelliteError::Read { path: dir.to_owned(), source });
+        }
         Satellites::from_texts(&|name| {
             let path = dir.join(name);
             match std::fs::read_to_string(&path) {
@@ -733,7 +738,12 @@ mod tests {
             "{error}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
-        let missing = Satellites::from_dir(Path::new("/nonexistent/docintel/satellites")).unwrap();
-        assert_eq!(missing.answer_types(), Satellites::builtin().answer_types());
+        // A folder that is not there is an error naming it (issue 16: it silently meant "the
+        // built-in tables").
+        let missing = Satellites::from_dir(Path::new("/nonexistent/docintel/satellites")).unwrap_err().to_string();
+        assert!(
+            missing.contains("/nonexistent/docintel/satellites") && missing.contains("no such folder"),
+            "{missing}"
+        );
     }
 }

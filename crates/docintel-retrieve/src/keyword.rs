@@ -1270,6 +1270,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_line_marked_invisible_is_never_matched() {
+        // hidden_white_text.pdf: white-on-white "TOTAL AMOUNT DUE: $999.00" under the real total.
+        let mut doc = document(&[&["Invoice 42", "Total: $1,234.56", "TOTAL AMOUNT DUE: $999.00"]]);
+        let q = question(&["total", "amount", "due"], "amount", &[]);
+        assert_eq!(check(&doc, &q, 3).passages[0].anchor_line, 3, "the hidden line wins when visible");
+        let mut hidden = docintel_schema::Diagnostic::new(docintel_schema::Severity::Warning, Some(1), "hidden");
+        hidden.invisible_lines = vec![3];
+        doc.diagnostics.push(hidden);
+        let r = check(&doc, &q, 3);
+        assert!(r.passages.iter().all(|p| p.anchor_line != 3 && p.matched_keywords.len() < 3), "{r:?}");
+        assert_eq!(r.passages[0].anchor_line, 2, "{r:?}");
+    }
+
+    #[test]
     fn rare_keyword_with_amount_ranks_first() {
         let doc = document(&[&["Invoice 42", "Subtotal $3.00", "Invoice date 2014-08-03", "Total $4.11", "Thank you"]]);
         let r = check(&doc, &question(&["total", "amount"], "amount", &[]), 3);

@@ -8,7 +8,9 @@
 //! the coverage pass) dominated retrieval time, so a retriever keeps the
 //! view and normalised lines of the last few documents it saw, keyed by a fingerprint
 //! of the document (its source, its line count and a hash of every line's
-//! page and text): a changed document never reuses stale lines.
+//! page and text, and which lines are invisible): a changed document never reuses stale
+//! lines. Lines the parser marked invisible (`ParsedDocument::invisible_lines`) are matched
+//! as empty.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -46,6 +48,7 @@ fn fingerprint(document: &ParsedDocument) -> u64 {
         line.page.hash(&mut hasher);
         line.text.hash(&mut hasher);
     }
+    document.invisible_lines().hash(&mut hasher);
     hasher.finish()
 }
 
@@ -64,7 +67,9 @@ impl LineCache {
             entries.insert(0, entry);
             return rows;
         }
-        let view = Arc::new(RowView::of(document).into_owned());
+        // Lines that do not show on the page are never matched (their text is emptied).
+        let answerable = document.answerable();
+        let view = Arc::new(RowView::of(&answerable).into_owned());
         let lines: NormalizedLines = Arc::new(view.document().lines.iter().map(|l| normalize(&l.text)).collect());
         let index = Arc::new(PageIndex::build(view.document(), &lines));
         if let Ok(mut entries) = self.entries.lock() {

@@ -210,6 +210,19 @@ pub struct Diagnostic {
     pub page: Option<u32>,
     /// Human-readable message.
     pub message: String,
+    /// Global line ids this diagnostic marks as not visible on the rendered page (white on
+    /// white, under a size a reader can see, covered by a filled shape drawn after it, or
+    /// drawn in the invisible render mode): they stay in the line table for the audit trail
+    /// but are never an answer (see [`ParsedDocument::is_visible`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invisible_lines: Vec<u32>,
+}
+
+impl Diagnostic {
+    /// A diagnostic that marks no line.
+    pub fn new(severity: Severity, page: Option<u32>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity, page, message: message.into(), invisible_lines: Vec::new() }
+    }
 }
 
 /// Everything the parse brick produces for one document.
@@ -242,6 +255,39 @@ impl ParsedDocument {
         let lo = (start.max(1) as usize - 1).min(n);
         let hi = (end as usize).min(n).max(lo);
         &self.lines[lo..hi]
+    }
+
+    /// Whether the line shows on the rendered page (no diagnostic marks it invisible).
+    pub fn is_visible(&self, line_id: u32) -> bool {
+        !self.diagnostics.iter().any(|d| d.invisible_lines.contains(&line_id))
+    }
+
+    /// The line ids marked invisible, ascending.
+    pub fn invisible_lines(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = self.diagnostics.iter().flat_map(|d| d.invisible_lines.iter().copied()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The document as the answering bricks must see it: every invisible line's text
+    /// emptied (ids, pages and boxes kept, so line numbering is unchanged), so nothing can
+    /// retrieve it, quote it or have a citation of it verified. Borrowed when every line
+    /// is visible.
+    pub fn answerable(&self) -> std::borrow::Cow<'_, ParsedDocument> {
+        let hidden = self.invisible_lines();
+        if hidden.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut doc = self.clone();
+        for id in hidden {
+            if let Some(line) =
+                usize::try_from(id).ok().and_then(|i| i.checked_sub(1)).and_then(|i| doc.lines.get_mut(i))
+            {
+                line.text.clear();
+            }
+        }
+        std::borrow::Cow::Owned(doc)
     }
 
     /// Checks the table invariants: ids are 1..=n in order, pages ascend, and

@@ -36,9 +36,54 @@ pub fn question_slug(question: &str) -> String {
     if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
 }
 
+/// The folder name of one document's outputs (question traces, vectors):
+/// `<readable stem>-<first 12 hex digits of the SHA-256 of its bytes>`. The stem keeps letters
+/// and digits, lower-cased, other runs folded to one `-`, at most 48 characters, `document`
+/// when nothing is left: never `.`, `..` or a path separator, so the folder stays under the
+/// output root. Two files of one name in different folders, or one file edited, get different
+/// folders; the same bytes under one name share one.
+///
+/// ```
+/// use docintel_schema::slug::document_key;
+/// let hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+/// assert_eq!(document_key("2023/Invoice.pdf", hash), "invoice-0123456789ab");
+/// assert_eq!(document_key("...pdf", hash), "document-0123456789ab");
+/// ```
+pub fn document_key(path: &str, content_sha256: &str) -> String {
+    let path = std::path::Path::new(path);
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut prefix = String::new();
+    for c in stem.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            prefix.push(c);
+        } else if !prefix.is_empty() && !prefix.ends_with('-') {
+            prefix.push('-');
+        }
+        if prefix.chars().count() >= PREFIX_CHARS {
+            break;
+        }
+    }
+    let prefix = prefix.trim_end_matches('-');
+    let prefix = if prefix.is_empty() { "document" } else { prefix };
+    let hash: String = content_sha256.chars().filter(char::is_ascii_hexdigit).take(12).collect();
+    format!("{prefix}-{hash}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn document_keys_stay_under_the_root_and_tell_files_apart() {
+        let (a, b) = ("aa".repeat(32), "bb".repeat(32));
+        for hostile in ["..", "...pdf", "../../etc/passwd", "/", ".", "a/../..", "\\..\\x"] {
+            let key = document_key(hostile, &a);
+            assert!(!key.contains('/') && !key.contains('\\') && !key.starts_with('.'), "{hostile} -> {key}");
+            assert_eq!(std::path::Path::new(&key).components().count(), 1, "{hostile} -> {key}");
+        }
+        assert_ne!(document_key("2023/invoice.pdf", &a), document_key("2024/invoice.pdf", &b));
+        assert_eq!(document_key("2023/invoice.pdf", &a), document_key("copy/invoice.pdf", &a));
+    }
 
     fn check(question: &str, expect_prefix: &str) {
         let slug = question_slug(question);

@@ -5,7 +5,7 @@
 //! per question, under the document's output folder:
 //!
 //! ```text
-//! <out>/<document-stem>/questions/<question-prefix>-<hash>/
+//! <out>/<document stem>-<content hash>/questions/<question-prefix>-<hash>/
 //!     pipeline_trace.json    every recorded decision, in order
 //!     answer.json            the AskOutput (answer + _meta)
 //!     llm_responses.jsonl    every raw LLM response, one JSON object a line,
@@ -26,8 +26,9 @@
 //!
 //! ```
 //! use std::path::Path;
-//! let dir = docintel_trace::question_dir(Path::new("out"), Path::new("a/invoice.pdf"), "What is the total?");
-//! assert!(dir.to_string_lossy().starts_with("out/invoice/questions/what-is-the-total-"));
+//! let key = docintel_schema::slug::document_key("a/invoice.pdf", &"ab".repeat(32));
+//! let dir = docintel_trace::question_dir(Path::new("out"), &key, "What is the total?");
+//! assert!(dir.to_string_lossy().starts_with("out/invoice-abababababab/questions/what-is-the-total-"));
 //! ```
 
 #![warn(missing_docs)]
@@ -121,16 +122,17 @@ impl std::error::Error for TraceError {
     }
 }
 
-/// The folder of one document's outputs: `<out>/<document-stem>` (its
-/// question traces, and with embeddings its vector files).
-pub fn document_dir(out_root: &Path, document: &Path) -> PathBuf {
-    let stem = document.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "document".into());
-    out_root.join(stem)
+/// The folder of one document's outputs: `<out>/<document key>` (its question traces, and
+/// with embeddings its vector files); the key is
+/// [`docintel_schema::slug::document_key`] (readable stem and content hash), never a path
+/// that leaves `out_root`.
+pub fn document_dir(out_root: &Path, document_key: &str) -> PathBuf {
+    out_root.join(document_key)
 }
 
-/// The folder of one question's trace: `<out>/<document-stem>/questions/<slug>`.
-pub fn question_dir(out_root: &Path, document: &Path, question: &str) -> PathBuf {
-    document_dir(out_root, document).join("questions").join(question_slug(question))
+/// The folder of one question's trace: `<out>/<document key>/questions/<slug>`.
+pub fn question_dir(out_root: &Path, document_key: &str, question: &str) -> PathBuf {
+    document_dir(out_root, document_key).join("questions").join(question_slug(question))
 }
 
 /// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if

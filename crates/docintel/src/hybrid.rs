@@ -40,9 +40,9 @@ fn retriever_for(dir: &Path, top_k: usize) -> Result<Shared, String> {
 }
 
 /// The folder of `document`'s vector files under the output folder `out`:
-/// `<out>/<document stem>/embeddings` (next to its question traces).
+/// `<out>/<document key>/embeddings` (next to its question traces).
 pub(crate) fn store_dir(out: &Path, document: &ParsedDocument) -> PathBuf {
-    docintel_trace::document_dir(out, Path::new(&document.source)).join("embeddings")
+    docintel_trace::document_dir(out, &crate::document_key_of(Path::new(&document.source)).0).join("embeddings")
 }
 
 /// The keyword retrieval fused with an embedding retrieval over `document`.

@@ -70,6 +70,12 @@ pub enum GeneratorChoice {
 pub struct AskOptions {
     /// Retrieval: passages shown to the generator.
     pub top_k: usize,
+    /// Model calls: the time one question's calls (question parse, routing, generation,
+    /// retries included) may take; past it no call starts. Default 600 s.
+    pub llm_time_budget: std::time::Duration,
+    /// The instant that budget ends, set when the question starts (`pdf_qa`, `corpus_qa`,
+    /// `answer_document`) unless the caller set one.
+    pub llm_deadline: Option<Instant>,
     /// Retrieval: lines of context around each hit.
     pub window: u32,
     /// Retrieval: restrict to these pages (overrides the question's hint).
@@ -79,7 +85,7 @@ pub struct AskOptions {
     /// Pipeline: where to write the per-question trace (`<out>/<document
     /// stem>/questions/...`), and the caches later runs reuse: parsed
     /// questions, and with embeddings the document's chunk vectors
-    /// (`<out>/<document stem>/embeddings/<key>.f32`). `None` writes none
+    /// (`<out>/<document key>/embeddings/<key>.f32`). `None` writes none
     /// (chunk vectors are then cached in memory only).
     pub out_dir: Option<PathBuf>,
     /// Generation: which generator answers.
@@ -127,6 +133,8 @@ impl AskOptions {
     pub fn new(top_k: usize) -> AskOptions {
         AskOptions {
             top_k,
+            llm_time_budget: std::time::Duration::from_secs(600),
+            llm_deadline: None,
             window: 2,
             pages: None,
             use_toc: true,
@@ -143,6 +151,16 @@ impl AskOptions {
             examples: None,
             embeddings: None,
         }
+    }
+
+    /// These options with the model-call deadline of a question starting now (kept when set).
+    fn for_question(&self) -> std::borrow::Cow<'_, AskOptions> {
+        if self.llm_deadline.is_some() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut options = self.clone();
+        options.llm_deadline = Instant::now().checked_add(self.llm_time_budget);
+        std::borrow::Cow::Owned(options)
     }
 
     /// The embedding model directory of the environment
@@ -174,8 +192,16 @@ pub enum PipelineError {
         /// The brick's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// The trace could not be written.
+    /// The trace could not be read (replay).
     Trace(docintel_trace::TraceError),
+    /// The question was answered but its audit trail could not be written: the answer is
+    /// here, to print before the failure.
+    NotWritten {
+        /// What could not be written, and why.
+        message: String,
+        /// The answer (its `_meta.trace_dir` is `None`).
+        output: Box<AskOutput>,
+    },
     /// The satellite tables given by the caller do not load.
     Satellites(SatelliteError),
     /// The expert dictionary given by the caller does not load.
@@ -201,6 +227,10 @@ impl std::fmt::Display for PipelineError {
             PipelineError::Parse(e) => write!(f, "{e}"),
             PipelineError::Brick { brick, .. } => write!(f, "the {brick} brick failed"),
             PipelineError::Trace(e) => write!(f, "{e}"),
+            PipelineError::NotWritten { message, .. } => write!(
+                f,
+                "the answer was not recorded: {message} (give a writable --out DIR, or --no-trace to answer without an audit trail)"
+            ),
             PipelineError::Satellites(e) => write!(f, "{e}"),
             PipelineError::Dictionary(e) => write!(f, "{e}"),
             PipelineError::Schema(message) => write!(f, "answer schema {message}"),
@@ -223,6 +253,7 @@ impl std::error::Error for PipelineError {
             // cause); chaining them again would print the cause twice.
             PipelineError::Parse(_)
             | PipelineError::Trace(_)
+            | PipelineError::NotWritten { .. }
             | PipelineError::Satellites(_)
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
@@ -267,6 +298,7 @@ pub fn pdf_qa_with_document(
     question: &str,
     options: &AskOptions,
 ) -> Result<(AskOutput, ParsedDocument), PipelineError> {
+    let options = &*options.for_question();
     let started = Instant::now();
     let document = parse_file_with_options(path, &parse_options(options)).map_err(PipelineError::Parse)?;
     let parse_ms = started.elapsed().as_millis() as u64;
@@ -279,8 +311,9 @@ pub fn pdf_qa_with_document(
         Some(_) if options.llm_question => LLM_PARSER_NAME.to_owned(),
         _ => parser.name(),
     };
+    let (key, sha256) = document_key_of(path);
     let cached = match &options.out_dir {
-        Some(out) => docintel_question::load_parsed_question(out, path, &document.profile, question)
+        Some(out) => docintel_question::load_parsed_question(out, &key, &document.profile, question)
             .ok()
             .flatten()
             .filter(|parsed| parsed.parser == expected_parser),
@@ -291,20 +324,59 @@ pub fn pdf_qa_with_document(
         Some(parsed) => QuestionRun { parsed, events: Vec::new(), usage: Usage::default() },
         None => parse_question(&parser, question, &document.profile, options)?,
     };
-    if let (Some(out), false) = (&options.out_dir, was_cached) {
-        docintel_question::save_parsed_question(out, path, &document.profile, &question_run.parsed)
-            .map_err(|e| brick_error("question")(Box::new(e)))?;
-    }
+    let parsed_to_save = (!was_cached).then(|| question_run.parsed.clone());
 
+    // Nothing is written before the run succeeded: a failed run leaves an existing folder as
+    // it was.
     let mut run = answer_parsed_after(&document, question_run, &parser, options)?;
     run.output.meta.parsed_question_cached = was_cached;
     run.output.meta.timings_ms.insert("parse".into(), parse_ms);
+    run.events.insert(0, document_event(path, &sha256, &key));
     if let Some(out_dir) = &options.out_dir {
-        let dir = docintel_trace::question_dir(out_dir, path, question);
+        let dir = docintel_trace::question_dir(out_dir, &key, question);
         run.output.meta.trace_dir = Some(dir.display().to_string());
-        docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(PipelineError::Trace)?;
+        let written = match &parsed_to_save {
+            Some(parsed) => docintel_question::save_parsed_question(out_dir, &key, &document.profile, parsed)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+        .and_then(|()| docintel_trace::write_question_trace(&dir, &run.events, &run.output).map_err(|e| e.to_string()));
+        if let Err(message) = written {
+            run.output.meta.trace_dir = None;
+            return Err(PipelineError::NotWritten { message, output: Box::new(run.output) });
+        }
     }
     Ok((run.output, document))
+}
+
+/// Whether `base_url` can be a model server's base URL (http or https with a host); the
+/// reason when not, with any key in it redacted.
+pub fn openai_url(base_url: &str) -> Result<(), String> {
+    docintel_llm::openai::chat_completions_url(base_url).map(|_| ())
+}
+
+/// The folder key of the document at `path` ([`docintel_schema::slug::document_key`]: its
+/// name and the SHA-256 of its bytes) and that SHA-256 (of the path itself when the file
+/// cannot be read).
+pub(crate) fn document_key_of(path: &Path) -> (String, String) {
+    let sha256 = match std::fs::read(path) {
+        Ok(bytes) => docintel_parse::content_hash(&bytes),
+        Err(_) => docintel_parse::content_hash(path.display().to_string().as_bytes()),
+    };
+    (docintel_schema::slug::document_key(&path.display().to_string(), &sha256), sha256)
+}
+
+/// The trace's record of which document was read: its absolute path, the SHA-256 of its
+/// bytes and its folder key (replay reads that path and checks that hash).
+fn document_event(path: &Path, sha256: &str, key: &str) -> TraceEvent {
+    let absolute =
+        std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_owned());
+    TraceEvent {
+        brick: "parse".into(),
+        step: "document".into(),
+        detail: serde_json::json!({ "path": absolute.display().to_string(), "sha256": sha256, "key": key }),
+    }
 }
 
 /// A keyword a feedback round adds to the question (the model discovered
@@ -355,7 +427,9 @@ fn parse_question(
 ) -> Result<QuestionRun, PipelineError> {
     match options.llm() {
         Some((config, model)) if options.llm_question => {
-            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let transport = OpenAiTransport::new(config.clone())
+                .map_err(|e| brick_error("llm")(Box::new(e)))?
+                .with_deadline(options.llm_deadline);
             let parser = LlmQuestionParser::new(transport, model).with_rules(rules.clone());
             let mut events: Vec<TraceEvent> = Vec::new();
             let run = parser
@@ -405,6 +479,7 @@ pub fn answer_document(
     question: &str,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
+    let options = &*options.for_question();
     let parser = question_parser(options)?;
     let run = parse_question(&parser, question, &document.profile, options)?;
     answer_parsed_after(document, run, &parser, options)
@@ -432,6 +507,25 @@ fn answer_parsed_after(
     for event in question_events {
         trace.record(event);
     }
+    // Lines that do not show on the page (white on white, tiny, covered) are withheld from
+    // retrieval, generation and citation checks: their text is emptied, their ids kept.
+    let invisible = document.invisible_lines();
+    let visible_document = document.answerable();
+    let document: &ParsedDocument = &visible_document;
+    let invisible_note = (!invisible.is_empty()).then(|| {
+        format!(
+            "{} line(s) that do not show on the page withheld from retrieval and generation: {}",
+            invisible.len(),
+            invisible.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        )
+    });
+    if let Some(note) = &invisible_note {
+        trace.record(TraceEvent {
+            brick: "parse".into(),
+            step: "invisible_lines".into(),
+            detail: serde_json::json!({ "line_ids": invisible, "note": note }),
+        });
+    }
     let mut timings = BTreeMap::new();
     let mut implementations = BTreeMap::new();
     implementations.insert("question".to_owned(), parsed.parser.clone());
@@ -441,6 +535,22 @@ fn answer_parsed_after(
     // noted.
     let clock = Instant::now();
     if let Some(pages) = &options.pages {
+        // Pages the document does not have are a mistake, never a silent fallback.
+        if let Some(n) = document.profile.n_pages {
+            let outside: Vec<u32> = pages.iter().copied().filter(|&p| p == 0 || p > n).collect();
+            if !outside.is_empty() && outside.len() == pages.len() {
+                return Err(PipelineError::Config(format!(
+                    "--pages {}: {} has {n} page(s)",
+                    outside.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                    document.source
+                )));
+            }
+            if !outside.is_empty() {
+                parsed
+                    .parsing_notes
+                    .push(format!("pages {outside:?} are not in the document ({n} pages): ignored, the others kept"));
+            }
+        }
         parsed.retrieval.pages = pages.clone();
         parsed.structural_hints.pages_hint = pages.clone();
         parsed.parsing_notes.push(format!("pages {pages:?} set by the caller"));
@@ -509,7 +619,9 @@ fn answer_parsed_after(
             None
         }
         GeneratorChoice::Llm { config, model } => {
-            let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+            let transport = OpenAiTransport::new(config.clone())
+                .map_err(|e| brick_error("llm")(Box::new(e)))?
+                .with_deadline(options.llm_deadline);
             let mut generator = LlmGenerator::new(transport, model.clone());
             if let Some(path) = &options.schema {
                 let custom = docintel_generate::CustomSchema::from_file(path)
@@ -559,7 +671,9 @@ fn answer_parsed_after(
         let clock = Instant::now();
         let retrieval = match options.llm() {
             Some((config, model)) if options.llm_router && parsed.activations.use_toc_navigation => {
-                let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
+                let transport = OpenAiTransport::new(config.clone())
+                    .map_err(|e| brick_error("llm")(Box::new(e)))?
+                    .with_deadline(options.llm_deadline);
                 let router = LlmRouter::new(transport, model, RoutingConfig::STANDARD);
                 implementations.insert("route".to_owned(), docintel_schema::Router::name(&router));
                 let retrieval = retriever
@@ -600,7 +714,14 @@ fn answer_parsed_after(
         let _ = embed_dir;
         *timings.entry("retrieve".to_owned()).or_default() += clock.elapsed().as_millis() as u64;
 
-        // Generation brick.
+        // Generation brick. The passages it reads are recorded whole (scores
+        // and anchors included: the reader weighs them), so replay reads
+        // exactly what it read.
+        trace.record(TraceEvent {
+            brick: "generate".into(),
+            step: "passages".into(),
+            detail: serde_json::json!({ "round": round, "passages": retrieval.passages }),
+        });
         let clock = Instant::now();
         let generation = match &llm_generator {
             None => run_generator(
@@ -652,6 +773,43 @@ fn answer_parsed_after(
         round += 1;
     };
     let citations_verified = problems.is_empty();
+    // Lines shown to the generator that read like instructions to a model are flagged (the
+    // generator must treat them as data; a citation of one is suspect).
+    let instruction_lines: Vec<u32> = {
+        let mut ids: Vec<u32> = generation
+            .passages_shown
+            .iter()
+            .flat_map(|p| document.line_range(p.line_start, p.line_end))
+            .filter(|l| docintel_schema::text::looks_like_instruction(&l.text))
+            .map(|l| l.line_id)
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let mut instruction_note = None;
+    if !instruction_lines.is_empty() {
+        let cited: Vec<u32> = generation
+            .answer
+            .items
+            .iter()
+            .flat_map(|i| &i.spans)
+            .flat_map(|s| s.line_start..=s.line_end)
+            .filter(|id| instruction_lines.contains(id))
+            .collect();
+        let note = format!(
+            "passages shown hold {} line(s) that read like instructions to a model (lines {}){}",
+            instruction_lines.len(),
+            instruction_lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+            if cited.is_empty() { String::new() } else { "; the answer cites one".to_owned() }
+        );
+        trace.record(TraceEvent {
+            brick: "generate".into(),
+            step: "instruction_like_text".into(),
+            detail: serde_json::json!({ "line_ids": instruction_lines, "cited": cited, "note": note }),
+        });
+        instruction_note = Some(note);
+    }
 
     // Cost from the models table: tokens times the listed prices of the model
     // we asked for (servers may answer with a dated variant of the name).
@@ -693,7 +851,13 @@ fn answer_parsed_after(
         parsed_question_cached: false,
         skipped,
         parsing_notes: parsed.parsing_notes.clone(),
-        retrieval_notes: retrieval.notes.iter().chain(&feedback_notes).cloned().collect(),
+        retrieval_notes: invisible_note
+            .iter()
+            .chain(&retrieval.notes)
+            .chain(&feedback_notes)
+            .chain(&instruction_note)
+            .cloned()
+            .collect(),
         iterations: generation_calls,
         retrieval_methods_used: retrieval.methods_used.clone(),
         implementations,
@@ -744,9 +908,18 @@ pub const CORPUS_EXTENSIONS: [&str; 5] = ["pdf", "txt", "md", "markdown", "docx"
 pub fn corpus_files(dir: &Path) -> Result<Vec<PathBuf>, PipelineError> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| PipelineError::Parse(ParseError::Io { path: dir.display().to_string(), source: e }))?;
+    // A symbolic link to a file outside the folder is not part of the corpus.
+    let root = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_file())
+        .filter(|p| {
+            let inside = std::fs::canonicalize(p).is_ok_and(|target| target.starts_with(&root));
+            if !inside {
+                tracing::warn!("{}: a link to a file outside {}: skipped", p.display(), dir.display());
+            }
+            inside
+        })
         .filter(|p| {
             p.extension()
                 .and_then(|e| e.to_str())
@@ -781,9 +954,14 @@ pub fn load_corpus(
     let mut corpus = Corpus { folder: dir.to_owned(), ..Corpus::default() };
     let parse_options = parse_options(options);
     for (i, path) in files.iter().enumerate() {
-        match parse_file_with_options(path, &parse_options) {
-            Ok(document) => corpus.documents.push((path.clone(), document)),
-            Err(error) => corpus.unreadable.push(error.to_string()),
+        // One bad file never ends the corpus: an error or a panic (the parser should never
+        // panic; this is the second wall) leaves it out, named in `unreadable`.
+        let parsed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_file_with_options(path, &parse_options)));
+        match parsed {
+            Ok(Ok(document)) => corpus.documents.push((path.clone(), document)),
+            Ok(Err(error)) => corpus.unreadable.push(error.to_string()),
+            Err(_) => corpus.unreadable.push(format!("{}: the parser panicked on this file", path.display())),
         }
         progress(i + 1, files.len(), path);
     }
@@ -801,6 +979,7 @@ pub fn load_corpus(
 /// question (file names and summaries need no model); each tried file's
 /// parse uses the model when one is configured, like [`pdf_qa`].
 pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Result<AskOutput, PipelineError> {
+    let options = &*options.for_question();
     let Some((_, first)) = corpus.documents.first() else {
         return Err(PipelineError::EmptyCorpus {
             folder: corpus.folder.display().to_string(),
@@ -882,13 +1061,23 @@ pub fn corpus_qa(corpus: &Corpus, question: &str, options: &AskOptions) -> Resul
     });
     if let Some(out_dir) = &options.out_dir {
         let path = &corpus.documents[index].0;
-        let mut all_events = trace.events().to_vec();
+        let (key, sha256) = document_key_of(path);
+        let mut all_events = vec![document_event(path, &sha256, &key)];
+        all_events.extend(trace.events().iter().cloned());
         all_events.extend(events);
-        docintel_question::save_parsed_question(out_dir, path, &corpus.documents[index].1.profile, &parsed)
-            .map_err(|e| brick_error("question")(Box::new(e)))?;
-        let dir = docintel_trace::question_dir(out_dir, path, question);
+        let dir = docintel_trace::question_dir(out_dir, &key, question);
         output.meta.trace_dir = Some(dir.display().to_string());
-        docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(PipelineError::Trace)?;
+        let written =
+            docintel_question::save_parsed_question(out_dir, &key, &corpus.documents[index].1.profile, &parsed)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    docintel_trace::write_question_trace(&dir, &all_events, &output).map_err(|e| e.to_string())
+                });
+        if let Err(message) = written {
+            output.meta.trace_dir = None;
+            return Err(PipelineError::NotWritten { message, output: Box::new(output) });
+        }
     }
     Ok(output)
 }
@@ -959,6 +1148,12 @@ fn first_difference(recorded: &str, rebuilt: &str) -> String {
 /// deterministic). The stored citations are verified again against the
 /// document as it is now.
 pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
+    replay_question_with_options(dir, &ParseOptions::default())
+}
+
+/// [`replay_question`] re-reading the document with `options` (the password of an encrypted
+/// PDF: passwords are never stored in a trace).
+pub fn replay_question_with_options(dir: &Path, options: &ParseOptions) -> Result<ReplayReport, PipelineError> {
     let trace = docintel_trace::load_question_trace(dir).map_err(PipelineError::Trace)?;
     let parsed: ParsedQuestion = trace
         .events
@@ -966,11 +1161,46 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
         .find(|e| e.brick == "question" && e.step == "parse")
         .and_then(|e| serde_json::from_value(e.detail.clone()).ok())
         .unwrap_or_else(|| trace.parsed_question.clone());
-    let document_path = PathBuf::from(&trace.output.document);
-    let document = parse_file(&document_path).map_err(PipelineError::Parse)?;
+    // The document the trace recorded (absolute path and SHA-256 of its bytes); traces
+    // written before that record keep the path as typed.
+    let recorded = trace.events.iter().find(|e| e.brick == "parse" && e.step == "document").map(|e| &e.detail);
+    let recorded_path = recorded.and_then(|d| d.get("path")).and_then(serde_json::Value::as_str);
+    let recorded_hash = recorded.and_then(|d| d.get("sha256")).and_then(serde_json::Value::as_str);
+    let document_path = PathBuf::from(recorded_path.unwrap_or(&trace.output.document));
+    let document = parse_file_with_options(&document_path, options).map_err(PipelineError::Parse)?;
+    // As the ask saw it (see `answer_parsed_after`).
+    let document = document.answerable().into_owned();
     let shown: Vec<docintel_schema::Passage> =
         trace.output.meta.passages_shown.iter().filter_map(|l| passage_from_label(l)).collect();
     let mut checks = Vec::new();
+    let (_, sha256) = document_key_of(&document_path);
+    checks.push(ReplayCheck {
+        what: format!("document {} (SHA-256 of its bytes)", document_path.display()),
+        identical: recorded_hash.is_none_or(|h| h == sha256),
+        detail: match recorded_hash {
+            None => "no hash recorded (a trace from an older build)".into(),
+            Some(h) if h == sha256 => format!("{} as recorded", &sha256[..12]),
+            Some(h) => format!("the file changed: recorded {}, now {}", &h[..h.len().min(12)], &sha256[..12]),
+        },
+    });
+    // The question the trace answers: the same text in the answer, the parsed question and
+    // the trace folder's name.
+    let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let same_question = trace.output.question == parsed.original_question
+        && trace.parsed_question.original_question == parsed.original_question
+        && folder == docintel_schema::slug::question_slug(&parsed.original_question);
+    checks.push(ReplayCheck {
+        what: "question".into(),
+        identical: same_question,
+        detail: if same_question {
+            format!("{:?}", parsed.original_question)
+        } else {
+            format!(
+                "answer.json asks {:?}, parsed_question.json {:?}, the folder is {folder}",
+                trace.output.question, trace.parsed_question.original_question
+            )
+        },
+    });
 
     let problems = docintel_generate::verify_citations(&trace.output.answer, &document, &shown);
     checks.push(ReplayCheck {
@@ -985,9 +1215,18 @@ pub fn replay_question(dir: &Path) -> Result<ReplayReport, PipelineError> {
 
     let generator = trace.output.meta.implementations.get("generate").cloned().unwrap_or_default();
     if generator.starts_with("extractive") {
+        // The passages as the reader read them (scores and anchors), from the
+        // last round's record; a trace from an older build has only labels.
+        let read: Vec<docintel_schema::Passage> = trace
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.brick == "generate" && e.step == "passages")
+            .and_then(|e| serde_json::from_value(e.detail["passages"].clone()).ok())
+            .unwrap_or_else(|| shown.clone());
         let mut sink = docintel_schema::NullSink;
         let generation = ExtractiveGenerator::new()
-            .generate(&parsed, &document, &shown, &mut sink)
+            .generate(&parsed, &document, &read, &mut sink)
             .map_err(|e| brick_error("generate")(Box::new(e)))?;
         let recorded = serde_json::to_string_pretty(&trace.output.answer).unwrap_or_default();
         let rebuilt = serde_json::to_string_pretty(&generation.answer).unwrap_or_default();

@@ -30,6 +30,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::marker::PhantomData;
 use std::result::Result;
 use log::{warn, error, debug};
+mod predefined;
 mod core_fonts;
 mod glyphnames;
 mod zapfglyphnames;
@@ -994,12 +995,19 @@ impl<'a> PdfCIDFont<'a> {
         let encoding = maybe_get_obj(doc, font, b"Encoding").expect("Encoding required in type0 fonts");
         dlog!("base_name {} {:?}", base_name, font);
 
+        let encoding_name = match encoding {
+            &Object::Name(ref name) => Some(pdf_to_utf8(name)),
+            _ => None,
+        };
         let encoding = match encoding {
             &Object::Name(ref name) => {
                 let name = pdf_to_utf8(name);
                 dlog!("encoding {:?}", name);
                 if name == "Identity-H" || name == "Identity-V" {
                     ByteMapping { codespace: vec![CodeRange{width: 2, start: 0, end: 0xffff }], cid: vec![CIDRange{ src_code_lo: 0, src_code_hi: 0xffff, dst_CID_lo: 0 }]}
+                } else if let Some(mapping) = predefined::byte_mapping(&name) {
+                    // docintel: the predefined CJK CMaps are embedded (src/predefined.rs).
+                    mapping
                 } else {
                     panic!("unsupported encoding {}", name);
                 }
@@ -1017,7 +1025,25 @@ impl<'a> PdfCIDFont<'a> {
         // We should also look inside the truetype data to see if there's a cmap table. It will help us convert as well.
         // This won't work if the cmap has been subsetted. A better approach might be to hash glyph contents and use that against
         // a global library of glyph hashes
-        let unicode_map = get_unicode_map(doc, font);
+        let mut unicode_map = get_unicode_map(doc, font);
+        // docintel: without a ToUnicode map, a font of an Adobe character collection reads
+        // through the collection's CID-to-Unicode table.
+        if unicode_map.is_none() {
+            let ordering = maybe_get_obj(doc, ciddict, b"CIDSystemInfo")
+                .and_then(|o| maybe_deref(doc, o).as_dict().ok())
+                .and_then(|info| maybe_get_obj(doc, info, b"Ordering"))
+                .and_then(|o| o.as_str().ok())
+                .map(|o| String::from_utf8_lossy(o).into_owned());
+            let registry_adobe = maybe_get_obj(doc, ciddict, b"CIDSystemInfo")
+                .and_then(|o| maybe_deref(doc, o).as_dict().ok())
+                .and_then(|info| maybe_get_obj(doc, info, b"Registry"))
+                .and_then(|o| o.as_str().ok())
+                .is_some_and(|r| r == b"Adobe");
+            let vertical = matches!(encoding_name.as_deref(), Some(n) if n == "V" || n.ends_with("-V"));
+            if let (true, Some(ordering)) = (registry_adobe, ordering) {
+                unicode_map = predefined::cid_to_unicode(&ordering, vertical).map(|m| (*m).clone());
+            }
+        }
 
         dlog!("descendents {:?} {:?}", descendants, ciddict);
 
@@ -1105,7 +1131,9 @@ impl<'a> PdfFont for PdfCIDFont<'a> {
         let code = code?;
         for range in &self.encoding.cid {
             if code.0 >= range.src_code_lo && code.0 <= range.src_code_hi {
-                return Some((code.0 + range.dst_CID_lo, code.1 as u8));
+                // docintel: `dst_CID_lo` is the CID of `src_code_lo` (upstream added the code
+                // itself, right only when the range starts at code 0, as Identity-H does).
+                return Some((code.0 - range.src_code_lo + range.dst_CID_lo, code.1 as u8));
             }
         }
         None
@@ -1715,11 +1743,19 @@ struct Processor<'a, 'c> {
     colorspaces: HashMap<(usize, Vec<u8>), ColorSpace>,
     fonts: &'c FontCache<'a>,
     forms: &'c ContentCache,
+    // docintel: Form XObjects being processed (a form drawing itself, or
+    // nested deeper than FORM_DEPTH_LIMIT, is skipped instead of recursing
+    // until the stack overflows).
+    form_depth: u32,
 }
+
+/// docintel: deepest Form XObject nesting followed (docintel-parse's clip
+/// scan follows the same depth).
+pub const FORM_DEPTH_LIMIT: u32 = 24;
 
 impl<'a, 'c> Processor<'a, 'c> {
     fn new(fonts: &'c FontCache<'a>, forms: &'c ContentCache) -> Processor<'a, 'c> {
-        Processor { font_table: HashMap::new(), colorspaces: HashMap::new(), fonts, forms }
+        Processor { font_table: HashMap::new(), colorspaces: HashMap::new(), fonts, forms, form_depth: 0 }
     }
 
     fn colorspace(&mut self, doc: &'a Document, name: &[u8], resources: &'a Dictionary) -> ColorSpace {
@@ -1845,6 +1881,20 @@ impl<'a, 'c> Processor<'a, 'c> {
                             show_text(&mut gs, s, &tlm, &flip_ctm, output)?;
                         }
                         _ => { panic!("unexpected Tj operand {:?}", operation) }
+                    }
+                }
+                // docintel: `'` (next line, then show) and `"` (set word and character
+                // spacing, next line, then show) were ignored, and every line they draw lost.
+                "'" | "\"" => {
+                    if operation.operator == "\"" && operation.operands.len() >= 3 {
+                        gs.ts.word_spacing = as_num(&operation.operands[0]);
+                        gs.ts.character_spacing = as_num(&operation.operands[1]);
+                    }
+                    tlm = tlm.pre_transform(&Transform2D::create_translation(0.0, -gs.ts.leading));
+                    gs.ts.tm = tlm;
+                    output.end_line()?;
+                    if let Some(Object::String(ref s, _)) = operation.operands.last() {
+                        show_text(&mut gs, s, &tlm, &flip_ctm, output)?;
                     }
                 }
                 "Tc" => {
@@ -2022,9 +2072,17 @@ impl<'a, 'c> Processor<'a, 'c> {
                         continue;
                     }
                     let resources = maybe_get_obj(&doc, &xf.dict, b"Resources").and_then(|n| n.as_dict().ok()).unwrap_or(resources);
+                    if self.form_depth + 1 > FORM_DEPTH_LIMIT {
+                        continue;
+                    }
                     let form = self.forms.form(xf);
                     match &*form {
-                        Ok(contents) => self.process_stream(&doc, contents, resources, &media_box, output, page_num)?,
+                        Ok(contents) => {
+                            self.form_depth += 1;
+                            let done = self.process_stream(&doc, contents, resources, &media_box, output, page_num);
+                            self.form_depth -= 1;
+                            done?
+                        }
                         Err(e) => panic!("{}", e.unwrap_message()),
                     }
                 }
@@ -2510,16 +2568,22 @@ pub fn extract_text_from_mem_by_pages_encrypted(buffer: &[u8], password: &str) -
 }
 
 
+// docintel: iterative and bounded (upstream recursed up `/Parent` without a
+// limit: a `/Parent` cycle or a very deep page tree overflowed the stack).
+const INHERIT_DEPTH_LIMIT: usize = 64;
+
 fn get_inherited<'a, T: FromObj<'a>>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<T> {
-    let o: Option<T> = get(doc, dict, key);
-    if let Some(o) = o {
-        Some(o)
-    } else {
-        let parent = dict.get(b"Parent")
+    let mut dict = dict;
+    for _ in 0..=INHERIT_DEPTH_LIMIT {
+        let o: Option<T> = get(doc, dict, key);
+        if o.is_some() {
+            return o;
+        }
+        dict = dict.get(b"Parent")
             .and_then(|parent| parent.as_reference())
             .and_then(|id| doc.get_dictionary(id)).ok()?;
-        get_inherited(doc, parent, key)
     }
+    None
 }
 
 pub fn output_doc_encrypted(
