@@ -62,7 +62,7 @@ impl ClassifyRules {
                 r"(?i)^[¿¡]?\s*(?:is|are|was|were|does|do|did|can|could|has|have|had|will|would|should|shall|must|may|might|if|whether|est-ce|est-il|est-elle|y\s+a-t-il|peut-on|puis-je|si|es|est[aá]|est[aá]n|son|hay|existe|tiene|tienen|puede|pueden|incluye|cubre|ist|sind|war|gibt\s+es|hat|haben|kann|k[öo]nnen|muss|wird|werden|deckt|ob|есть\s+ли|является\s+ли)\b",
             ),
             french_wh: compile(
-                r"(?i)^(?:(?:à|a|dans|de|d'|pour|par|en|depuis|jusqu'à|jusqu'a|au-delà\s+de|au-dela\s+de|sur|selon|avec|après|avant|pendant|sous|chez|entre)\s+)?(?:quel|quelle|quels|quelles|quand|où|comment|combien|pourquoi|que|qu'|qui|lequel|laquelle|lesquels|lesquelles)",
+                r"(?i)^(?:\S+\s+){0,3}(?:quel|quelle|quels|quelles|quand|où|comment|combien|pourquoi|lequel|laquelle|lesquels|lesquelles)\b|^(?:que|qu'|qui)\b",
             ),
             french_inversion: compile(r"(?i)\b\p{L}+-(?:t-)?(?:il|elle|on|ils|elles)\b"),
             russian_li: compile(r"(?i)\s+ли\b"),
@@ -521,6 +521,7 @@ mod tests {
         check("Quelle est la durée du contrat ?", (Single, "duration"));
         check("Combien de jours dure la franchise ?", (Single, "count"));
         check("Dans quel délai faut-il déclarer un dégât des eaux ?", (Single, "duration"));
+        check("À partir de quel taux d'invalidité est-on reconnu en invalidité totale ?", (Single, "percentage"));
         check("If the insured opts for co-payment, what discount applies?", (Single, "text"));
         check("What diluted earnings per share were reported?", (Single, "amount"));
         check("What is the year end FY2018 net PPNE for 3M?", (Single, "text"));
