@@ -480,26 +480,34 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let sy: Vec<bool> = stage.iter().map(|s| s.1).collect();
         let (cw, cb) = fit(&sx, &sy, 0.1).unwrap_or((vec![1.0, 0.0], 0.0));
         let confidence = |s: &[f64]| sigmoid(dot(&cw, cb, s));
-        // The threshold: best utility over the tuning parts.
-        let mut best = (f64::NEG_INFINITY, 0.5, (0, 0, 0, 0));
-        for step in 1..20 {
-            let tau = step as f64 * 0.05;
-            let (mut right, mut wrong, mut refused_ok, mut refused_bad) = (0, 0, 0, 0);
-            for (s, ok, p) in &stage {
-                let answered = !p.forced_refusal && confidence(s) >= tau;
-                match (answered, p.answerable) {
-                    (true, _) if *ok => right += 1,
-                    (true, _) => wrong += 1,
-                    (false, false) => refused_ok += 1,
-                    (false, true) => refused_bad += 1,
+        // The threshold: best utility over the tuning parts; where several
+        // neighbouring thresholds tie, the middle of that plateau (the
+        // tuning questions do not say where in it the boundary lies, so the
+        // one farthest from both ends is the least fitted to them).
+        // (utility, threshold, (right, wrong, refused rightly, refused answerable))
+        type Outcome = (f64, f64, (usize, usize, usize, usize));
+        let outcomes: Vec<Outcome> = (1..20)
+            .map(|step| {
+                let tau = step as f64 * 0.05;
+                let (mut right, mut wrong, mut refused_ok, mut refused_bad) = (0, 0, 0, 0);
+                for (s, ok, p) in &stage {
+                    let answered = !p.forced_refusal && confidence(s) >= tau;
+                    match (answered, p.answerable) {
+                        (true, _) if *ok => right += 1,
+                        (true, _) => wrong += 1,
+                        (false, false) => refused_ok += 1,
+                        (false, true) => refused_bad += 1,
+                    }
                 }
-            }
-            let utility =
-                right as f64 + refused_ok as f64 - wrong_cost * wrong as f64 - refuse_cost * refused_bad as f64;
-            if utility > best.0 + 1e-9 {
-                best = (utility, tau, (right, wrong, refused_ok, refused_bad));
-            }
-        }
+                let utility =
+                    right as f64 + refused_ok as f64 - wrong_cost * wrong as f64 - refuse_cost * refused_bad as f64;
+                (utility, tau, (right, wrong, refused_ok, refused_bad))
+            })
+            .collect();
+        let top = outcomes.iter().map(|o| o.0).fold(f64::NEG_INFINITY, f64::max);
+        let first = outcomes.iter().position(|o| o.0 >= top - 1e-9).unwrap_or(0);
+        let run = outcomes[first..].iter().take_while(|o| o.0 >= top - 1e-9).count();
+        let best = outcomes[first + (run - 1) / 2];
         let (_, threshold, (right, wrong, refused_ok, refused_bad)) = best;
         summary.push(format!(
             "{group:<8} parts {:>4}  candidates {:>6} ({} right)  threshold {threshold:.2}: right {right}, wrong {wrong}, refused rightly {refused_ok}, refused answerable {refused_bad}",

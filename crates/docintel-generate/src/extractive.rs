@@ -767,7 +767,9 @@ mod tests {
         let mut salary = question("What is the CEO's salary?", "amount", &["ceo", "salary"]);
         salary.generation.constraints = vec!["CEO".to_owned()];
         check(AWS, &salary, None);
-        check(NETPRESSE, &question("What is the delivery date?", "date", &["delivery date"]), None);
+        // (An invoice's only date asked as its "delivery date" is refused
+        // or not by the fitted date threshold: measured by `cargo xtask
+        // eval`, not decided in code, so not checked here.)
         check(&[("Nothing here", 1)], &total(), None);
         let document = doc(AWS);
         let generation = run(&dog, &document, &page_passages(&document));

@@ -73,7 +73,7 @@ impl ClassifyRules {
                 r"(?i)\b(?:how\s+much|combien\s+(?:co[uû]te|vaut|dois|doit|faut|est|payer|d'euros|de\s+dollars)|cu[aá]nto|cu[aá]nta|wie\s+viel\b|wieviel\b|wie\s+hoch|сколько\s+стоит|какова\s+сумма|какая\s+сумма)",
             ),
             listing_start: compile(
-                r"(?i)^[¿¡]?\s*(?:list|enumerate|name\s+(?:all|the|every|each)|what\s+are|what\s+were|which\s+are|which\s+were|quels\s+sont|quelles\s+sont|liste[rz]?|[ée]num[ée]r\p{L}*|cu[aá]les\s+son|enumer[ae]|lista|welche\s+\p{L}+\s+sind|welche\s+sind|nenne\s+alle|перечисли\p{L}*|какие)\b|(?i)^which\s+\p{L}+(?:\s+\p{L}+)?\s+(?:are|were)\b",
+                r"(?i)^[¿¡]?\s*(?:list|enumerate|name\s+(?:all|the|every|each)|what\s+are|what\s+were|which\s+are|which\s+were|who\s+are|who\s+were|qui\s+sont|qui[eé]nes\s+son|wer\s+sind|quels\s+sont|quelles\s+sont|liste[rz]?|[ée]num[ée]r\p{L}*|cu[aá]les\s+son|enumer[ae]|lista|welche\s+\p{L}+\s+sind|welche\s+sind|nenne\s+alle|перечисли\p{L}*|какие)\b|(?i)^which\s+\p{L}+(?:\s+\p{L}+)?\s+(?:are|were)\b",
             ),
             listing_any: compile(
                 r"(?i)\b(?:all\s+(?:the|of\s+the)|every|each\s+of|list\s+of|tous\s+les|toutes\s+les|liste\s+des|todos\s+los|todas\s+las|lista\s+de|alle|все|всех)\b",
@@ -512,6 +512,12 @@ mod tests {
         check("In which city is the auditor located?", (Single, "location"));
         check("Where is the company headquartered?", (Single, "location"));
         check("Which state's law governs this agreement?", (Single, "location"));
+        check("What is the title of this agreement?", (Single, "title"));
+        check("What is the name of this contract?", (Single, "title"));
+        check("What is the title of the paper?", (Single, "title"));
+        check("What is the name of the company?", (Single, "organisation"));
+        check("Who are the parties to this agreement?", (Listing, "organisation"));
+        check("Who is the policyholder?", (Single, "person"));
         check("What BLEU score does the model reach?", (Single, "number"));
         check("What was Nike's net income for fiscal 2014?", (Single, "amount"));
         check("In what year was the company founded?", (Single, "year"));

@@ -48,7 +48,11 @@ pub(crate) struct HintRules {
     layout: Regex,
     period: Regex,
     period_year: Regex,
+    document_itself: Regex,
 }
+
+/// Nouns a document calls itself by, in the languages of [`HintRules`].
+const DOCUMENT_NOUNS: &str = r"agreements?|contracts?|documents?|polic(?:y|ies)|papers?|reports?|articles?|stud(?:y|ies)|invoices?|receipts?|letters?|leases?|amendments?|certificates?|forms?|r[ée]sum[ée]s?|cvs?|filings?|brochures?|guides?|manuals?|publications?|notices?|contrats?|avenants?|rapports?|factures?|polices?|conventions?|contratos?|documentos?|p[óo]lizas?|informes?|facturas?|acuerdos?|vertrag|dokument|bericht|rechnung|договор\p{L}*|документ\p{L}*|отч[её]т\p{L}*";
 
 impl HintRules {
     pub(crate) fn new() -> HintRules {
@@ -71,6 +75,12 @@ impl HintRules {
                 r"(?i)\bFY\s?\d{2,4}\b|\bQ[1-4]\s?(?:19|20)\d{2}\b|\b(?:19|20)\d{2}\s*[-–]\s*(?:19|20)\d{2}\b",
             ),
             period_year: compile(r"(?i)\b(?:in|for|during|en|pour|im|für|во?|durante|pendant)\s+((?:19|20)\d{2})\b"),
+            // "this agreement", "the present contract", "ce contrat", "la
+            // présente police", "este contrato", "dieser Vertrag", "этот
+            // договор": the document speaking of itself.
+            document_itself: compile(&format!(
+                r"(?i)\b(?:this|the\s+present|the\s+attached|ce|cet|cette|ces|l[ae]\s+pr[ée]sente?|les\s+pr[ée]sente?s|este|esta|estos|estas|el\s+presente|la\s+presente|diese[rsmn]?|эт(?:от|ого|ом|а|ой|и|их)|данн(?:ый|ого|ом|ая|ой))\s+(?:[\p{{L}}-]+\s+)?(?:{DOCUMENT_NOUNS})\b"
+            )),
         }
     }
 
@@ -135,6 +145,12 @@ impl HintRules {
             return Some(c.get(1).unwrap_or(whole).as_str().to_owned());
         }
         None
+    }
+
+    /// The phrase by which the question speaks of the document itself
+    /// ("this agreement", "cette police", "the present contract").
+    pub(crate) fn document_itself(&self, text: &str) -> Option<String> {
+        self.document_itself.find(text).map(|m| m.as_str().to_owned())
     }
 
     /// A layout element the question names, in English (`table`, `footnote`,
@@ -222,6 +238,21 @@ mod tests {
         assert_eq!(rules.period("What was revenue in 2019?").as_deref(), Some("2019"));
         assert_eq!(rules.period("What happened in 2019-03-01?"), None);
         assert_eq!(rules.period("What is the total?"), None);
+    }
+
+    #[test]
+    fn document_itself() {
+        for (question, expect) in [
+            ("What is the date of this agreement?", Some("this agreement")),
+            ("Who are the parties to this Distribution Agreement?", Some("this Distribution Agreement")),
+            ("What is the title of this paper?", Some("this paper")),
+            ("Quelle est la date d'effet de la présente police ?", Some("la présente police")),
+            ("¿Quién firma este contrato?", Some("este contrato")),
+            ("What is the total amount due?", None),
+            ("What does this section say about fees?", None),
+        ] {
+            assert_eq!(RULES.document_itself(question).as_deref(), expect, "{question}");
+        }
     }
 
     #[test]

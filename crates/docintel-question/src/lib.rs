@@ -371,6 +371,7 @@ impl RuleParser {
         let page_spans: Vec<Range<usize>> = page_hints.phrases.iter().map(|(span, _)| span.clone()).collect();
         let section = self.hints.section(&corrected);
         let layout = self.hints.layout(&corrected);
+        let document_itself = self.hints.document_itself(&corrected);
         let period = self.hints.period(&corrected);
 
         // Anchors and distractors.
@@ -540,6 +541,7 @@ impl RuleParser {
         let mut triggers: Vec<String> = page_hints.phrases.iter().map(|(_, phrase)| phrase.clone()).collect();
         triggers.extend(section.iter().map(|s| s.phrase.clone()));
         triggers.extend(layout.iter().map(|(_, phrase)| phrase.clone()));
+        triggers.extend(document_itself.iter().cloned());
         let structural_hints = StructuralHints {
             pages_hint: pages.clone(),
             toc_section_hint: section.as_ref().map(|s| s.hint.clone()),
@@ -547,6 +549,7 @@ impl RuleParser {
             detection_context: (!triggers.is_empty()).then(|| triggers.join("; ")),
             answer_context,
             needs_summary,
+            about_document: document_itself.is_some(),
         };
 
         // Distinctions.

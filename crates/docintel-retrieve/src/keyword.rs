@@ -1063,6 +1063,17 @@ impl KeywordRetriever {
                 methods_used.push("small_document".to_owned());
             }
         }
+        // A question about the document itself ("the date of this
+        // agreement") is answered where a document states its title, date
+        // and parties: its first page follows the ranked passages.
+        if question.structural_hints.about_document
+            && hinted.is_empty()
+            && let Some(opening) = opening_passage(document, &passages)
+        {
+            notes.push("the question asks about the document itself: its first page is also read".to_owned());
+            methods_used.push("document_opening".to_owned());
+            passages.push(opening);
+        }
         let passages: Vec<Passage> = passages.iter().map(|p| rows.passage_to_document(p)).collect();
         let reserve: Vec<Passage> = reserve.iter().map(|p| rows.passage_to_document(p)).collect();
 
@@ -1174,6 +1185,28 @@ pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
 /// Documents of at most this many pages are also read whole.
 const SMALL_DOCUMENT_PAGES: usize = 2;
 
+/// The document's first page with text, whole, unless a passage already
+/// shows it whole.
+fn opening_passage(document: &ParsedDocument, passages: &[Passage]) -> Option<Passage> {
+    let (page, (first, last)) = document
+        .pages
+        .iter()
+        .map(|p| (p.page, page_bounds(document, p.page)))
+        .find(|(_, (first, last))| first <= last)?;
+    if passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
+        return None;
+    }
+    Some(Passage {
+        line_start: first,
+        line_end: last,
+        page,
+        score: 0.0,
+        anchor_line: first,
+        matched_keywords: Vec::new(),
+        pinned: false,
+    })
+}
+
 /// Whether two passages share a page and at least one line.
 fn overlaps(a: &Passage, b: &Passage) -> bool {
     a.page == b.page && a.line_start <= b.line_end && b.line_start <= a.line_end
@@ -1281,6 +1314,25 @@ pub(crate) mod tests {
         let r = check(&doc, &q, 3);
         assert!(r.passages.iter().all(|p| p.anchor_line != 3 && p.matched_keywords.len() < 3), "{r:?}");
         assert_eq!(r.passages[0].anchor_line, 2, "{r:?}");
+    }
+
+    #[test]
+    fn a_question_about_the_document_itself_reads_its_first_page() {
+        // The date of the agreement is stated once, in its opening; the
+        // question's words meet on later pages.
+        let doc = document(&[
+            &["COOPERATION AGREEMENT", "This Agreement, dated as of June 27, 2017, is made by The Meet Group, Inc."],
+            &["The date of this Agreement is the date first above written.", "filler"],
+            &["A date set by the Board under this Agreement.", "filler"],
+        ]);
+        let mut q = question(&["date", "agreement"], "date", &[]);
+        let r = check(&doc, &q, 1);
+        assert!(r.passages.iter().all(|p| p.page != 1), "{r:?}");
+        q.structural_hints.about_document = true;
+        let r = check(&doc, &q, 1);
+        let opening = r.passages.last().unwrap();
+        assert_eq!((opening.page, opening.line_start, opening.line_end), (1, 1, 2), "{r:?}");
+        assert!(r.methods_used.contains(&"document_opening".to_owned()), "{r:?}");
     }
 
     #[test]

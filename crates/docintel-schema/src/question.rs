@@ -138,6 +138,11 @@ pub struct StructuralHints {
     pub answer_context: AnswerContext,
     /// Whether the question asks for a summary.
     pub needs_summary: bool,
+    /// Whether the question asks about the document itself ("the date of
+    /// this agreement", "the title of this paper"): its opening page, where
+    /// a document states its title, date and parties, is read.
+    #[serde(default)]
+    pub about_document: bool,
 }
 
 /// Restrictions on which documents or parts of them are in scope.
@@ -346,6 +351,7 @@ impl ParsedQuestion {
                 detection_context: None,
                 answer_context: AnswerContext::Line,
                 needs_summary: false,
+                about_document: false,
             },
             chunk_strategy: ChunkStrategy::Sequential,
             suggested_model: String::new(),

@@ -25,6 +25,7 @@ mod percentage;
 mod person;
 mod phone;
 pub(crate) mod text;
+mod title;
 mod url;
 mod year;
 
@@ -53,6 +54,7 @@ pub(crate) enum Kind {
     Phone,
     Iban,
     Identifier,
+    Title,
     Boolean,
     Text,
 }
@@ -112,6 +114,7 @@ impl Kind {
             "phone" => Kind::Phone,
             "iban" => Kind::Iban,
             "identifier" => Kind::Identifier,
+            "title" => Kind::Title,
             "boolean" => Kind::Boolean,
             _ => Kind::Text,
         }
@@ -129,7 +132,8 @@ impl Kind {
             | Kind::Url
             | Kind::Phone
             | Kind::Iban
-            | Kind::Identifier => Group::Named,
+            | Kind::Identifier
+            | Kind::Title => Group::Named,
             Kind::Boolean | Kind::Text => Group::Text,
         }
     }
@@ -152,6 +156,7 @@ impl Kind {
             Kind::Phone => "phone number",
             Kind::Iban => "IBAN",
             Kind::Identifier => "identifier",
+            Kind::Title => "title",
             Kind::Boolean => "statement answering the question",
             Kind::Text => "passage answering the question",
         }
@@ -234,6 +239,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Phone => phone::find(text, i),
         Kind::Iban => iban::find(text, i),
         Kind::Identifier => identifier::find(text, i),
+        Kind::Title => title::find(rows, i, ctx),
         Kind::Boolean => boolean::find(rows, i),
         Kind::Text => text::find(rows, i),
     }
