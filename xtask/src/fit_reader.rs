@@ -169,6 +169,18 @@ fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
     (best, scores)
 }
 
+/// A part's stage-2 point: its best eligible candidate's log-odds and its
+/// margin over the best rival value, and whether that candidate is right.
+fn stage_point(p: &PartRows, w: &[f64], b: f64) -> Option<(Vec<f64>, bool)> {
+    let mut scored: Vec<(f64, &Row)> =
+        p.rows.iter().filter(|r| r.eligible).map(|r| (dot(w, b, &r.features), r)).collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (z1, best) = scored.first()?;
+    let z2 = scored.iter().find(|s| s.1.key != best.key).map_or(z1 - 10.0, |s| s.0);
+    let margin = sigmoid(*z1) - sigmoid(z2);
+    Some((vec![*z1, margin], best.right && p.answerable))
+}
+
 fn dot(w: &[f64], b: f64, x: &[f64]) -> f64 {
     b + w.iter().zip(x).map(|(a, v)| a * v).sum::<f64>()
 }
@@ -465,16 +477,23 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             scores.iter().map(|(a, n)| format!("{a}: {n}")).collect::<Vec<_>>().join(", "),
             top1_right(&of, &w, b)
         ));
-        // Stage 2: the best eligible candidate's log-odds and margin → right.
+        // Stage 2: the best eligible candidate's log-odds and margin → right,
+        // read out of fold: each part scored by the stage-1 model fitted
+        // without its fold, so the calibration and the threshold see the
+        // confidence a document nobody fitted on gets (in-sample scores are
+        // more sure of themselves than new documents deserve).
         let mut stage: Vec<(Vec<f64>, bool, &PartRows)> = Vec::new();
-        for p in &of {
-            let mut scored: Vec<(f64, &Row)> =
-                p.rows.iter().filter(|r| r.eligible).map(|r| (dot(&w, b, &r.features), r)).collect();
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let Some((z1, best)) = scored.first() else { continue };
-            let z2 = scored.iter().find(|s| s.1.key != best.key).map_or(z1 - 10.0, |s| s.0);
-            let margin = sigmoid(*z1) - sigmoid(z2);
-            stage.push((vec![*z1, margin], best.right && p.answerable, p));
+        for k in 0..FOLDS {
+            let train: Vec<&PartRows> = of.iter().copied().filter(|p| p.fold != k).collect();
+            let tx: Vec<Vec<f64>> =
+                train.iter().flat_map(|p| fitting_rows(p).into_iter().map(|r| r.features.clone())).collect();
+            let ty: Vec<bool> = train.iter().flat_map(|p| fitting_rows(p).into_iter().map(|r| r.right)).collect();
+            let (wk, bk) = fit(&tx, &ty, alpha).unwrap_or_else(|_| (w.clone(), b));
+            for p in of.iter().copied().filter(|p| p.fold == k) {
+                if let Some((point, ok)) = stage_point(p, &wk, bk) {
+                    stage.push((point, ok, p));
+                }
+            }
         }
         let sx: Vec<Vec<f64>> = stage.iter().map(|s| s.0.clone()).collect();
         let sy: Vec<bool> = stage.iter().map(|s| s.1).collect();

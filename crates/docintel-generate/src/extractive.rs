@@ -507,6 +507,24 @@ mod tests {
         assert!(candidates.iter().all(|c| c.features[at] == 0.0));
     }
 
+    #[test]
+    fn what_follows_a_number_names_what_it_counts() {
+        // "three" is near the focus words but counts "ways"; "8" is followed
+        // by them: `focus_after` tells the two apart (the model weighs it).
+        let rows: &[(&str, u32)] = &[
+            ("The Transformer uses multi-head attention in three different ways:", 1),
+            ("In this work we employ h = 8 parallel attention layers, or heads.", 1),
+        ];
+        let mut q = question("How many attention heads does the base model use?", "count", &["attention", "heads"]);
+        q.generation.answer_focus = Some("attention heads".to_owned());
+        let document = doc(rows);
+        let at = reader_features().iter().position(|f| *f == "focus_after").expect("feature");
+        let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        let after = |text: &str| candidates.iter().find(|c| c.text == text).map(|c| c.features[at]);
+        assert_eq!(after("8"), Some(1.0));
+        assert_eq!(after("three"), Some(0.0));
+    }
+
     /// A cash flow statement page: a header of years, the capex row (label
     /// and first figure close, as the parser keeps them together; the
     /// other years apart), a dividends row and filler rows of figures.

@@ -13,6 +13,7 @@
 //! | `cov_section` | share of the term weight in the heading of the value's section (the TOC entry over its page, the passage's heading line) |
 //! | `focus_near` | nearness of the question's focus words ("attention heads", "rate") to the value (`exp(-d/3)`) |
 //! | `focus_phrase` | nearness of the whole focus phrase, its words in a row ("chief executive officer"), to the value |
+//! | `focus_after` | share of the focus words among the six words after the value on its row (what a number counts: "8 parallel attention layers, or heads") |
 //! | `focus_in_value` | the value itself holds a focus word ("University of ...") |
 //! | `label_cov` | share of the term weight in the value's label (words before it on its row, the row label or label above it by layout, a label line before it) |
 //! | `value_cell` | the value is most of its row (a table cell, a value under its label) |
@@ -37,7 +38,7 @@
 //! | `rel_*` | the candidate's `cov_row`, `cov_near`, `cov_window`, `focus_near`, `label_cov`, `fit` minus the highest among all candidates of the question (0 for the best): how it compares with its rivals |
 
 /// The feature names, in model order.
-pub(crate) const FEATURES: [&str; 36] = [
+pub(crate) const FEATURES: [&str; 37] = [
     "fit",
     "cov_row",
     "cov_near",
@@ -46,6 +47,7 @@ pub(crate) const FEATURES: [&str; 36] = [
     "cov_section",
     "focus_near",
     "focus_phrase",
+    "focus_after",
     "focus_in_value",
     "label_cov",
     "value_cell",
@@ -87,6 +89,7 @@ pub(crate) struct Features {
     pub(crate) cov_section: f64,
     pub(crate) focus_near: f64,
     pub(crate) focus_phrase: f64,
+    pub(crate) focus_after: f64,
     pub(crate) focus_in_value: f64,
     pub(crate) label_cov: f64,
     pub(crate) value_cell: f64,
@@ -132,6 +135,7 @@ impl Features {
             self.cov_section,
             self.focus_near,
             self.focus_phrase,
+            self.focus_after,
             self.focus_in_value,
             self.label_cov,
             self.value_cell,

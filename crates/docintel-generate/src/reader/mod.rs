@@ -47,6 +47,8 @@ use stats::DocStats;
 
 /// Most items of a listing answer.
 const MAX_LIST_ITEMS: usize = 25;
+/// How many words after a value `focus_after` looks at.
+const AFTER_WORDS: usize = 6;
 
 /// One asked question (or part of a compound one), ready to read.
 #[derive(Debug, Clone)]
@@ -592,6 +594,16 @@ impl PassageReader<'_> {
             }
         }
         let focus_near = if focus_d.is_finite() { (-focus_d / 3.0).exp() } else { 0.0 };
+        // What follows a number names what it counts or measures ("8
+        // parallel attention layers, or heads", "three different ways"):
+        // the share of the focus words among the words after the value.
+        let focus_after = if asked.focus.is_empty() || last >= len {
+            0.0
+        } else {
+            let after = &own.words[last..(last + AFTER_WORDS).min(len)];
+            asked.focus.iter().filter(|f| after.iter().any(|w| word_matches(&w.norm, f))).count() as f64
+                / asked.focus.len() as f64
+        };
         // The whole focus phrase, its words in a row ("chief executive
         // officer", not "chief financial officer"): on the value's row (by
         // distance), else on the rows around it or in its labels.
@@ -684,6 +696,7 @@ impl PassageReader<'_> {
             cov_section: 0.0,
             focus_near,
             focus_phrase,
+            focus_after,
             focus_in_value,
             label_cov,
             value_cell: f64::from(found_covers_row(row, &found)),
