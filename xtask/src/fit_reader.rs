@@ -169,6 +169,54 @@ fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
     (best, scores)
 }
 
+/// One tuning part at stage 2: its calibrated confidence, whether its best
+/// candidate is right, whether it is answerable, whether code refuses it.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    confidence: f64,
+    right: bool,
+    answerable: bool,
+    forced: bool,
+}
+
+/// Right, wrong, refused rightly, refused answerable.
+type Outcome = (usize, usize, usize, usize);
+
+/// The [`Outcome`] of answering at threshold `tau`.
+fn outcome(points: &[Point], tau: f64) -> Outcome {
+    let (mut right, mut wrong, mut refused_ok, mut refused_bad) = (0, 0, 0, 0);
+    for p in points {
+        let answered = !p.forced && p.confidence >= tau;
+        match (answered, p.answerable) {
+            (true, _) if p.right => right += 1,
+            (true, _) => wrong += 1,
+            (false, false) => refused_ok += 1,
+            (false, true) => refused_bad += 1,
+        }
+    }
+    (right, wrong, refused_ok, refused_bad)
+}
+
+/// The threshold of best utility over `points`; where neighbouring
+/// thresholds tie, the middle of that plateau (the tuning questions do not
+/// say where in it the boundary lies, so the one farthest from both ends is
+/// the least fitted to them).
+fn best_threshold(points: &[Point], wrong_cost: f64, refuse_cost: f64) -> (f64, Outcome) {
+    let outcomes: Vec<(f64, f64, Outcome)> = (1..20)
+        .map(|step| {
+            let tau = step as f64 * 0.05;
+            let o = outcome(points, tau);
+            let utility = o.0 as f64 + o.2 as f64 - wrong_cost * o.1 as f64 - refuse_cost * o.3 as f64;
+            (utility, tau, o)
+        })
+        .collect();
+    let top = outcomes.iter().map(|o| o.0).fold(f64::NEG_INFINITY, f64::max);
+    let first = outcomes.iter().position(|o| o.0 >= top - 1e-9).unwrap_or(0);
+    let run = outcomes[first..].iter().take_while(|o| o.0 >= top - 1e-9).count().max(1);
+    let best = outcomes[first + (run - 1) / 2];
+    (best.1, best.2)
+}
+
 /// A part's stage-2 point: its best eligible candidate's log-odds and its
 /// margin over the best rival value, and whether that candidate is right.
 fn stage_point(p: &PartRows, w: &[f64], b: f64) -> Option<(Vec<f64>, bool)> {
@@ -319,9 +367,16 @@ fn legacy_sets(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut shared: Option<PathBuf> = None;
-    let mut wrong_cost = 0.5;
+    // The utility the answer threshold maximises: a right answer or a right
+    // refusal gains 1, a wrong answer costs 0.75 and refusing an answerable
+    // question 0.5 (a wrong value with a verified citation is worse for
+    // someone who must defend it than a "not found" that names its best
+    // guess). A product preference, not fitted; `--wrong-cost` and
+    // `--refuse-cost` change it.
+    let mut wrong_cost = 0.75;
     let mut refuse_cost = 0.5;
     let mut alpha_override: Option<f64> = None;
+    let mut per_group_threshold = false;
     let mut dry_run = false;
     let mut dump: Option<PathBuf> = None;
     let mut out = crate::tidy::project_root().join("crates/docintel-generate/data/reader_model.json");
@@ -330,6 +385,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let mut value = || iter.next().with_context(|| format!("{arg} needs a value"));
         match arg.as_str() {
             "--shared" => shared = Some(PathBuf::from(value()?)),
+            "--per-group-threshold" => per_group_threshold = true,
             "--wrong-cost" => wrong_cost = value()?.parse().context("--wrong-cost takes a number")?,
             "--refuse-cost" => refuse_cost = value()?.parse().context("--refuse-cost takes a number")?,
             "--alpha" => alpha_override = Some(value()?.parse().context("--alpha takes a number")?),
@@ -461,6 +517,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let features: Vec<&str> = reader_features().to_vec();
     let mut groups_json = serde_json::Map::new();
     let mut summary = Vec::new();
+    let mut group_points: Vec<(&str, Vec<Point>)> = Vec::new();
     for group in reader_groups() {
         let of: Vec<&PartRows> = parts.iter().filter(|p| p.group == group).collect();
         let x: Vec<Vec<f64>> =
@@ -499,37 +556,17 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let sy: Vec<bool> = stage.iter().map(|s| s.1).collect();
         let (cw, cb) = fit(&sx, &sy, 0.1).unwrap_or((vec![1.0, 0.0], 0.0));
         let confidence = |s: &[f64]| sigmoid(dot(&cw, cb, s));
-        // The threshold: best utility over the tuning parts; where several
-        // neighbouring thresholds tie, the middle of that plateau (the
-        // tuning questions do not say where in it the boundary lies, so the
-        // one farthest from both ends is the least fitted to them).
-        // (utility, threshold, (right, wrong, refused rightly, refused answerable))
-        type Outcome = (f64, f64, (usize, usize, usize, usize));
-        let outcomes: Vec<Outcome> = (1..20)
-            .map(|step| {
-                let tau = step as f64 * 0.05;
-                let (mut right, mut wrong, mut refused_ok, mut refused_bad) = (0, 0, 0, 0);
-                for (s, ok, p) in &stage {
-                    let answered = !p.forced_refusal && confidence(s) >= tau;
-                    match (answered, p.answerable) {
-                        (true, _) if *ok => right += 1,
-                        (true, _) => wrong += 1,
-                        (false, false) => refused_ok += 1,
-                        (false, true) => refused_bad += 1,
-                    }
-                }
-                let utility =
-                    right as f64 + refused_ok as f64 - wrong_cost * wrong as f64 - refuse_cost * refused_bad as f64;
-                (utility, tau, (right, wrong, refused_ok, refused_bad))
+        let points: Vec<Point> = stage
+            .iter()
+            .map(|(s, ok, p)| Point {
+                confidence: confidence(s),
+                right: *ok,
+                answerable: p.answerable,
+                forced: p.forced_refusal,
             })
             .collect();
-        let top = outcomes.iter().map(|o| o.0).fold(f64::NEG_INFINITY, f64::max);
-        let first = outcomes.iter().position(|o| o.0 >= top - 1e-9).unwrap_or(0);
-        let run = outcomes[first..].iter().take_while(|o| o.0 >= top - 1e-9).count();
-        let best = outcomes[first + (run - 1) / 2];
-        let (_, threshold, (right, wrong, refused_ok, refused_bad)) = best;
         summary.push(format!(
-            "{group:<8} parts {:>4}  candidates {:>6} ({} right)  threshold {threshold:.2}: right {right}, wrong {wrong}, refused rightly {refused_ok}, refused answerable {refused_bad}",
+            "{group:<8} parts {:>4}  candidates {:>6} ({} right)",
             of.len(),
             x.len(),
             y.iter().filter(|b| **b).count()
@@ -540,9 +577,28 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                 "weights": w.iter().map(|v| (v * 1e6).round() / 1e6).collect::<Vec<_>>(),
                 "intercept": (b * 1e6).round() / 1e6,
                 "calibration": cw.iter().chain(std::iter::once(&cb)).map(|v| (v * 1e6).round() / 1e6).collect::<Vec<_>>(),
-                "threshold": (threshold * 100.0).round() / 100.0,
             }),
         );
+        group_points.push((group, points));
+    }
+    // The threshold on the calibrated confidence: one for every group (a
+    // calibrated confidence means the same in each, and one threshold over
+    // all the parts is steadier than one per small group), or, with
+    // `--per-group-threshold`, one per group.
+    let pooled: Vec<Point> = group_points.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    let shared = best_threshold(&pooled, wrong_cost, refuse_cost);
+    for (group, points) in &group_points {
+        let (threshold, (right, wrong, refused_ok, refused_bad)) = if per_group_threshold {
+            best_threshold(points, wrong_cost, refuse_cost)
+        } else {
+            (shared.0, outcome(points, shared.0))
+        };
+        summary.push(format!(
+            "{group:<8} threshold {threshold:.2} (out of fold): right {right}, wrong {wrong}, refused rightly {refused_ok}, refused answerable {refused_bad}"
+        ));
+        if let Some(entry) = groups_json.get_mut(*group) {
+            entry["threshold"] = json!((threshold * 100.0).round() / 100.0);
+        }
     }
     for line in &summary {
         println!("{line}");

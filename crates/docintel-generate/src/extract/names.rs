@@ -461,6 +461,9 @@ pub fn find_people(line: &str) -> Vec<NameToken> {
 }
 
 /// Words that may join the capitalised words of an organisation's name.
+/// The most letters an acronym standing for a name has.
+const MAX_ACRONYM: usize = 5;
+
 const ORG_JOINERS: &[&str] = &["of", "and", "&", "de", "du", "des", "für", "for", "the", "la", "le", "et", "y"];
 
 fn org_word(word: &str) -> bool {
@@ -493,7 +496,10 @@ pub fn find_organisations(line: &str) -> Vec<NameToken> {
             if !(plain_gap || comma_suffix) {
                 break;
             }
-            if org_word(ws[end].text) || suffixes.contains(&bare(ws[end].text)) {
+            // Every word of a name is capitalised: "Company services as"
+            // ends before "services", and "as" is the Norwegian "AS" only
+            // when written so.
+            if org_word(ws[end].text) {
                 end += 1;
                 last_good = end;
             } else if ORG_JOINERS.contains(&bare(ws[end].text).as_str())
@@ -509,10 +515,18 @@ pub fn find_organisations(line: &str) -> Vec<NameToken> {
         let names: Vec<String> = ws[first..end].iter().map(|w| bare(w.text)).collect();
         let suffix = names.last().is_some_and(|w| suffixes.contains(w)) && names.len() >= 2;
         let prefix = prefixes.contains(&names[0]) && names.len() >= 3 && names[1] == "of";
+        // An acronym is short (`SEC`, `NASDQ`, `AT&T`); a longer word in
+        // capitals is a heading or a shouted word (`WHEREAS`, `EXHIBIT`).
+        let letters = ws[first].text.chars().filter(|c| c.is_alphabetic()).count();
         let acronym = names.len() == 1
-            && ws[first].text.chars().filter(|c| c.is_uppercase()).count() >= 3
+            && (3..=MAX_ACRONYM).contains(&letters)
             && ws[first].text.chars().all(|c| c.is_uppercase() || c == '&');
-        let fit = if suffix || prefix {
+        // "a Delaware corporation", "an Indian company": a description of
+        // a party, not its name.
+        let described = first > 0 && matches!(bare(ws[first - 1].text).as_str(), "a" | "an");
+        let fit = if described {
+            0.0
+        } else if suffix || prefix {
             1.0
         } else if acronym {
             0.5
@@ -636,6 +650,12 @@ mod tests {
         let nasdaq = find_organisations("Our common stock is traded on The NASDAQ Global Select Market under");
         assert_eq!(nasdaq[0].value, "The NASDAQ Global Select Market");
         assert_eq!(find_organisations("NIKE, Inc. is")[0].value, "NIKE, Inc.");
+        // Contract prose: a description, a shouted heading and a lowercase
+        // "as" are no names; the defined party is.
+        let line = "WHEREAS, Equifax Inc., a Georgia corporation, and the Agent as defined below";
+        let names: Vec<String> = find_organisations(line).into_iter().map(|t| t.value).collect();
+        assert_eq!(names, vec!["Equifax Inc."]);
+        assert_eq!(values(find_organisations("filed with the SEC")), vec![("SEC".to_owned(), 0.5)]);
     }
 
     #[test]
