@@ -525,6 +525,22 @@ mod tests {
         assert_eq!(after("three"), Some(0.0));
     }
 
+    #[test]
+    fn a_party_is_named_where_the_contract_defines_it() {
+        let rows: &[(&str, u32)] = &[
+            ("This Agreement is made between Equifax Inc., a Georgia corporation (“Equifax”), and", 1),
+            ("Certegy Inc. (the \"Certegy\"). Notices go to the American Arbitration Association.", 1),
+        ];
+        let q = question("Who are the parties to this agreement?", "organisation", &["parties", "agreement"]);
+        let document = doc(rows);
+        let at = reader_features().iter().position(|f| *f == "defined").expect("feature");
+        let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        let defined = |text: &str| candidates.iter().find(|c| c.text == text).map(|c| c.features[at]);
+        assert_eq!(defined("Equifax Inc."), Some(1.0));
+        assert_eq!(defined("Certegy Inc."), Some(1.0));
+        assert_eq!(defined("American Arbitration Association"), Some(0.0));
+    }
+
     /// A cash flow statement page: a header of years, the capex row (label
     /// and first figure close, as the parser keeps them together; the
     /// other years apart), a dividends row and filler rows of figures.

@@ -470,7 +470,56 @@ fn org_word(word: &str) -> bool {
     (capitalised(word)
         || word.chars().next().is_some_and(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic))
         && !matches!(bare(word).as_str(), "the" | "a" | "an" | "this" | "our" | "we" | "page" | "table" | "section")
+        && !NOT_NAME_START.contains(&bare(word).as_str())
 }
+
+/// Function words that a capital makes look like a name at the start of a
+/// sentence or a heading ("If Company fails", "Each Party", "NOW,
+/// THEREFORE"): never an organisation's word.
+const NOT_NAME_START: &[&str] = &[
+    "if",
+    "each",
+    "either",
+    "neither",
+    "any",
+    "such",
+    "these",
+    "those",
+    "that",
+    "now",
+    "whereas",
+    "whereby",
+    "therefore",
+    "hereby",
+    "herein",
+    "upon",
+    "when",
+    "where",
+    "while",
+    "unless",
+    "except",
+    "notwithstanding",
+    "as",
+    "at",
+    "by",
+    "in",
+    "on",
+    "to",
+    "with",
+    "from",
+    "under",
+    "both",
+    "every",
+    "its",
+    "his",
+    "her",
+    "their",
+    "your",
+    "my",
+    "si",
+    "chaque",
+    "lorsque",
+];
 
 /// Organisations' names of a line.
 pub fn find_organisations(line: &str) -> Vec<NameToken> {
@@ -652,7 +701,7 @@ mod tests {
         assert_eq!(find_organisations("NIKE, Inc. is")[0].value, "NIKE, Inc.");
         // Contract prose: a description, a shouted heading and a lowercase
         // "as" are no names; the defined party is.
-        let line = "WHEREAS, Equifax Inc., a Georgia corporation, and the Agent as defined below";
+        let line = "WHEREAS, Equifax Inc., a Georgia corporation, and the Agent as defined below. If Company fails";
         let names: Vec<String> = find_organisations(line).into_iter().map(|t| t.value).collect();
         assert_eq!(names, vec!["Equifax Inc."]);
         assert_eq!(values(find_organisations("filed with the SEC")), vec![("SEC".to_owned(), 0.5)]);

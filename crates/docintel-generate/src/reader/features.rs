@@ -14,6 +14,7 @@
 //! | `focus_near` | nearness of the question's focus words ("attention heads", "rate") to the value (`exp(-d/3)`) |
 //! | `focus_phrase` | nearness of the whole focus phrase, its words in a row ("chief executive officer"), to the value |
 //! | `focus_after` | share of the focus words among the six words after the value on its row (what a number counts: "8 parallel attention layers, or heads") |
+//! | `defined` | a term the document defines follows the value: `Equifax Inc. ("Equifax")`, `TruckThat LLC (the "Consultant")` |
 //! | `focus_in_value` | the value itself holds a focus word ("University of ...") |
 //! | `label_cov` | share of the term weight in the value's label (words before it on its row, the row label or label above it by layout, a label line before it) |
 //! | `value_cell` | the value is most of its row (a table cell, a value under its label) |
@@ -38,7 +39,7 @@
 //! | `rel_*` | the candidate's `cov_row`, `cov_near`, `cov_window`, `focus_near`, `label_cov`, `fit` minus the highest among all candidates of the question (0 for the best): how it compares with its rivals |
 
 /// The feature names, in model order.
-pub(crate) const FEATURES: [&str; 37] = [
+pub(crate) const FEATURES: [&str; 38] = [
     "fit",
     "cov_row",
     "cov_near",
@@ -48,6 +49,7 @@ pub(crate) const FEATURES: [&str; 37] = [
     "focus_near",
     "focus_phrase",
     "focus_after",
+    "defined",
     "focus_in_value",
     "label_cov",
     "value_cell",
@@ -90,6 +92,7 @@ pub(crate) struct Features {
     pub(crate) focus_near: f64,
     pub(crate) focus_phrase: f64,
     pub(crate) focus_after: f64,
+    pub(crate) defined: f64,
     pub(crate) focus_in_value: f64,
     pub(crate) label_cov: f64,
     pub(crate) value_cell: f64,
@@ -136,6 +139,7 @@ impl Features {
             self.focus_near,
             self.focus_phrase,
             self.focus_after,
+            self.defined,
             self.focus_in_value,
             self.label_cov,
             self.value_cell,

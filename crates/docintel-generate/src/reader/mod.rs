@@ -47,6 +47,17 @@ use stats::DocStats;
 
 /// Most items of a listing answer.
 const MAX_LIST_ITEMS: usize = 25;
+/// How far after a value (bytes) a defined term may open.
+const DEFINED_REACH: usize = 80;
+/// A parenthesis opening a quoted term: `("Company")`, `(the “Agent”)`,
+/// `(hereinafter "Licensor")`, after at most [`DEFINED_REACH`] bytes
+/// without another parenthesis (", a Delaware corporation" may come first).
+static DEFINED_TERM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?i)^[^()]{0,80}?\(\s*(?:the\s+|hereinafter\s+|collectively\s+|each\s+a\s+|ci-après\s+)?["“'‘«]"#,
+    )
+    .expect("defined-term pattern")
+});
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
 
@@ -594,6 +605,15 @@ impl PassageReader<'_> {
             }
         }
         let focus_near = if focus_d.is_finite() { (-focus_d / 3.0).exp() } else { 0.0 };
+        // A term the document defines right after the value: `Equifax Inc.
+        // ("Equifax")`, `TruckThat LLC (the "Consultant")`: how a contract
+        // names its parties.
+        let defined = {
+            let tail = if found.last_row > i { "" } else { row.text.get(found.end..).unwrap_or("") };
+            let next = rows.get(found.last_row + 1).map_or("", |l| l.text.as_str());
+            let tail = if tail.len() < DEFINED_REACH { format!("{tail} {next}") } else { tail.to_owned() };
+            f64::from(DEFINED_TERM.is_match(&tail))
+        };
         // What follows a number names what it counts or measures ("8
         // parallel attention layers, or heads", "three different ways"):
         // the share of the focus words among the words after the value.
@@ -697,6 +717,7 @@ impl PassageReader<'_> {
             focus_near,
             focus_phrase,
             focus_after,
+            defined,
             focus_in_value,
             label_cov,
             value_cell: f64::from(found_covers_row(row, &found)),
