@@ -395,7 +395,7 @@ impl Generator for ExtractiveGenerator {
         } else {
             let mut feedback = AnswerFeedback::not_found(warnings.join("; "));
             if shown.is_empty() && passages.is_empty() {
-                feedback.warnings = vec!["no passages to read".to_owned()];
+                feedback.warnings = vec![no_passages_note(document)];
             }
             feedback.keywords_found = keywords_found;
             feedback.suggested_clarification = question.suggested_clarification.clone();
@@ -430,12 +430,27 @@ impl Generator for ExtractiveGenerator {
     }
 }
 
+/// Why there was nothing to read: a document without text (scanned pages
+/// this build cannot read) says so, naming its pages.
+fn no_passages_note(document: &ParsedDocument) -> String {
+    let without: Vec<u32> = document.pages.iter().filter(|p| !p.has_text_layer).map(|p| p.page).collect();
+    if document.lines.is_empty() && !without.is_empty() {
+        format!(
+            "the document has no text to read: {} of its {} page(s) are images without a text layer (scanned or rendered); this build reads no page images",
+            without.len(),
+            document.pages.len()
+        )
+    } else {
+        "no passages to read".to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::test_support::{doc, doc_boxed, doc_in, page_passages, passage};
     use crate::verify_citations;
-    use docintel_schema::{Amount, DateValue, Keyword};
+    use docintel_schema::{Amount, DateValue, Keyword, PageInfo};
 
     const AWS: &[(&str, u32)] = &[
         ("All charges and prices are in US Dollars", 1),
@@ -539,6 +554,36 @@ mod tests {
         assert_eq!(defined("Equifax Inc."), Some(1.0));
         assert_eq!(defined("Certegy Inc."), Some(1.0));
         assert_eq!(defined("American Arbitration Association"), Some(0.0));
+    }
+
+    #[test]
+    fn a_document_without_text_says_why_nothing_was_read() {
+        let mut document = doc(&[]);
+        document.pages = (1..=3)
+            .map(|page| PageInfo {
+                page,
+                n_lines: 0,
+                n_chars: 0,
+                has_text_layer: false,
+                n_images: 1,
+                n_vector_paths: 0,
+                has_figure: true,
+                figure_kind: Some("image".to_owned()),
+                decorative_image_hashes: Vec::new(),
+                width: 612.0,
+                height: 792.0,
+            })
+            .collect();
+        let q = question("What is the size of the market?", "amount", &["market"]);
+        let mut trace: Vec<TraceEvent> = Vec::new();
+        let generation = ExtractiveGenerator::new().generate(&q, &document, &[], &mut trace).expect("generate");
+        assert!(!generation.answer.feedback.answer_found);
+        let warnings = generation.answer.feedback.warnings.join(" ");
+        assert!(warnings.contains("no text to read: 3 of its 3 page(s)"), "{warnings}");
+        // A document with text and no passage found is told apart.
+        let generation =
+            ExtractiveGenerator::new().generate(&q, &doc(&[("Hello", 1)]), &[], &mut trace).expect("generate");
+        assert_eq!(generation.answer.feedback.warnings, vec!["no passages to read".to_owned()]);
     }
 
     /// A cash flow statement page: a header of years, the capex row (label
