@@ -202,9 +202,9 @@ fn outcome(points: &[Point], tau: f64) -> Outcome {
 /// say where in it the boundary lies, so the one farthest from both ends is
 /// the least fitted to them).
 fn best_threshold(points: &[Point], wrong_cost: f64, refuse_cost: f64) -> (f64, Outcome) {
-    let outcomes: Vec<(f64, f64, Outcome)> = (1..20)
+    let outcomes: Vec<(f64, f64, Outcome)> = (1..100)
         .map(|step| {
-            let tau = step as f64 * 0.05;
+            let tau = step as f64 * 0.01;
             let o = outcome(points, tau);
             let utility = o.0 as f64 + o.2 as f64 - wrong_cost * o.1 as f64 - refuse_cost * o.3 as f64;
             (utility, tau, o)

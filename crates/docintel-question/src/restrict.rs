@@ -16,7 +16,12 @@
 //! - not the question's first word (unless an acronym or an owner), not a
 //!   question word, month or weekday, and nothing at all from capitals when
 //!   the question is written in title case or capitals (then only years and
-//!   quotes).
+//!   quotes);
+//! - nothing from what the question says about computing or writing the
+//!   answer: a definition (`DPO is defined as: 365 * … / (COGS + …)`, `CCC
+//!   (cash conversion cycle)`, an abbreviation in parentheses), a later
+//!   sentence that sets the answer's format (`Answer 'yes' or 'no'.`, `…
+//!   formatted as a list like ['Page 2']`), or the document itself (`PDF`).
 
 use crate::lexicon::{Token, is_stop};
 
@@ -102,9 +107,9 @@ fn year_of(word: &str) -> Option<String> {
         .filter(|y| ("1900".."2100").contains(&y.as_str()))
 }
 
-/// Quoted phrases of at most five words.
-fn quoted(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Quoted phrases of at most five words, with where they start.
+fn quoted(text: &str) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
     for (open, close) in [('"', '"'), ('“', '”'), ('‘', '’'), ('«', '»'), ('\'', '\'')] {
         let mut rest = text;
         while let Some(a) = rest.find(open) {
@@ -117,11 +122,88 @@ fn quoted(text: &str) -> Vec<String> {
             }
             let Some(b) = after.find(close) else { break };
             let inner = after[..b].trim();
-            if !inner.is_empty() && inner.split_whitespace().count() <= 5 && !out.contains(&inner.to_owned()) {
-                out.push(inner.to_owned());
+            let at = text.len() - after.len();
+            if !inner.is_empty() && inner.split_whitespace().count() <= 5 && !out.iter().any(|(_, q)| q == inner) {
+                out.push((at, inner.to_owned()));
             }
             rest = &after[b + close.len_utf8()..];
         }
+    }
+    out
+}
+
+/// Words naming the document itself, never a restriction of the answer.
+const DOCUMENT_WORDS: &[&str] = &["pdf", "document", "docx", "file"];
+
+/// Words of a sentence that sets how to write the answer.
+const FORMAT_WORDS: &[&str] = &[
+    "answer",
+    "answers",
+    "format",
+    "formatted",
+    "respond",
+    "reply",
+    "return",
+    "round",
+    "rounded",
+    "express",
+    "expressed",
+    "répondez",
+    "réponse",
+    "responda",
+    "antworten",
+];
+
+/// Where a definition starts inside a sentence.
+const DEFINITION_MARKERS: &[&str] =
+    &["defined as", "is calculated as", "calculated as", "computed as", "is the ratio of", " = ", "défini comme"];
+
+/// Byte ranges of `text` that say how to compute or write the answer (see
+/// the module docs): a definition to the end of its sentence, a sentence
+/// after the first that sets the format, an abbreviation in parentheses.
+fn instruction_ranges(text: &str) -> Vec<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    let mut sentences: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    let bytes = lower.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let end_mark = matches!(b, b'.' | b'?' | b'!') && bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+        if end_mark {
+            sentences.push((start, i + 1));
+            start = i + 1;
+        }
+    }
+    if start < lower.len() {
+        sentences.push((start, lower.len()));
+    }
+    let has_word = |part: &str, word: &str| part.split(|c: char| !c.is_alphanumeric()).any(|w| w == word);
+    let mut out = Vec::new();
+    for (k, &(a, b)) in sentences.iter().enumerate() {
+        let part = &lower[a..b];
+        if k > 0 && FORMAT_WORDS.iter().any(|w| has_word(part, w)) {
+            out.push((a, b));
+            continue;
+        }
+        if part.trim_start().starts_with("define ") {
+            out.push((a, b));
+            continue;
+        }
+        // A later sentence that defines ("DPO is defined as …") is wholly
+        // about computing; in the question's own sentence, from the marker.
+        if let Some(p) = DEFINITION_MARKERS.iter().filter_map(|m| part.find(m)).min() {
+            out.push((if k > 0 { a } else { a + p }, b));
+        }
+    }
+    // "(DPO)", "(CCC)": an abbreviation the question spells out before it.
+    let mut rest = 0;
+    while let Some(open) = text[rest..].find('(') {
+        let at = rest + open;
+        let Some(close) = text[at..].find(')') else { break };
+        let inner = &text[at + 1..at + close];
+        if is_acronym(inner) && !inner.contains(' ') {
+            out.push((at, at + close + 1));
+        }
+        rest = at + close + 1;
     }
     out
 }
@@ -148,8 +230,12 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             out.push(c);
         }
     };
-    for q in quoted(text) {
-        push(q, &mut out);
+    let skipped = instruction_ranges(text);
+    let skip = |at: usize| skipped.iter().any(|&(a, b)| at >= a && at < b);
+    for (at, q) in quoted(text) {
+        if !skip(at) {
+            push(q, &mut out);
+        }
     }
     // Title case or capitals: function words after the first are
     // capitalised too, so capitals say nothing.
@@ -169,6 +255,10 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
     let mut i = 0;
     while i < tokens.len() {
         let word = tokens[i].text;
+        if skip(tokens[i].start) || DOCUMENT_WORDS.contains(&word.to_lowercase().as_str()) {
+            i += 1;
+            continue;
+        }
         if let Some(year) = year_of(word) {
             push(year, &mut out);
             i += 1;
@@ -215,6 +305,9 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                 end += 1;
             } else if end + 1 < tokens.len()
                 && JOINERS.contains(&tokens[end].lower().as_str())
+                // "COGS for Microsoft", "Sales for AMCOR": a single word
+                // before "for" is what is asked of the name after it.
+                && (tokens[end].lower() != "for" || end - i >= 2)
                 && gap_ok(end - 1, end)
                 && gap_ok(end, end + 1)
                 && joinable(end + 1)
@@ -270,5 +363,18 @@ mod tests {
         check("How many grams of coffee fit? Return me an integer.", &[]);
         check("What was the Q2 revenue in FY21 in Table E?", &["Table E"]);
         check("What is the Highest EBITDAR Contribution for MGM this year?", &[]);
+        // What the question says about computing or writing the answer.
+        check(
+            "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * (average accounts payable) / (COGS + change in inventory).",
+            &["Amazon", "2017"],
+        );
+        check("Is market CA03 part of the Bay Area? Answer 'yes' or 'no'.", &["CA03", "Bay Area"]);
+        check(
+            "List all pages on which the logo of CQC appears. The answer should be formatted as a list like ['Page 2', 'Page 4'].",
+            &["CQC"],
+        );
+        check("On page 19 of the PDF, what diluted earnings per share is shown for 2014?", &["2014"]);
+        check("What is the FY2016 COGS for Microsoft?", &["2016", "COGS", "Microsoft"]);
+        check("Who funds the Centers for Disease Control?", &["Centers", "Disease Control"]);
     }
 }
