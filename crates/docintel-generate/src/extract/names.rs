@@ -369,6 +369,26 @@ fn is_initial(word: &str) -> bool {
     matches!((chars.next(), chars.next(), chars.next()), (Some(c), Some('.'), None) if c.is_uppercase())
 }
 
+/// One to three initials written together: `J.`, `S.V.`, `R.A.K.`.
+fn is_initials(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars.len() % 2 == 0
+        && (2..=6).contains(&chars.len())
+        && chars.chunks(2).all(|pair| pair[0].is_uppercase() && pair[1] == '.')
+}
+
+/// A name written without spaces after its honorific: `Mr.R.A.Shah`,
+/// `Dr.K.Rao` (annual reports set them so).
+fn glued_name(word: &str) -> bool {
+    let Some((title, rest)) = word.split_once('.') else { return false };
+    if !HONORIFICS.contains(&title.to_lowercase().as_str()) || !capitalised(title) {
+        return false;
+    }
+    let Some(dot) = rest.rfind('.') else { return false };
+    let (initials, surname) = (&rest[..=dot], &rest[dot + 1..]);
+    is_initials(initials) && person_word(surname)
+}
+
 /// A word shaped like part of a person's name: `Parker`, `O'Brien`,
 /// `Jean-Pierre`, `McDonald` (not all capitals, not a listed non-name).
 fn person_word(word: &str) -> bool {
@@ -419,17 +439,35 @@ pub fn find_people(line: &str) -> Vec<NameToken> {
     while i < ws.len() {
         let honorific = HONORIFICS.contains(&bare(ws[i].text).as_str())
             && ws[i].text.chars().next().is_some_and(char::is_uppercase);
+        if glued_name(ws[i].text) {
+            out.push(NameToken { value: ws[i].text.to_owned(), start: ws[i].start, end: ws[i].end, fit: 0.8 });
+            i += 1;
+            continue;
+        }
         let first = if honorific { i + 1 } else { i };
-        if first >= ws.len() || !person_word(ws[first].text) || (honorific && !gap_is_space(line, &ws[i], &ws[first])) {
+        // "Mr. S.V. Shanbhag": initials may open a name after an honorific.
+        let opens_with_initials = honorific
+            && first + 1 < ws.len()
+            && is_initials(ws[first].text)
+            && person_word(ws[first + 1].text)
+            && gap_is_space(line, &ws[first], &ws[first + 1]);
+        if first >= ws.len()
+            || !(person_word(ws[first].text) || opens_with_initials)
+            || (honorific && !gap_is_space(line, &ws[i], &ws[first]))
+        {
             i += 1;
             continue;
         }
         let mut end = first + 1;
-        let mut initials = 0;
+        let mut initials = usize::from(opens_with_initials);
         while end < ws.len() && end - first < 4 && gap_is_space(line, &ws[end - 1], &ws[end]) {
             if person_word(ws[end].text) {
                 end += 1;
-            } else if is_initial(ws[end].text) && initials == 0 && end + 1 < ws.len() && person_word(ws[end + 1].text) {
+            } else if (is_initial(ws[end].text) || is_initials(ws[end].text))
+                && initials == 0
+                && end + 1 < ws.len()
+                && person_word(ws[end + 1].text)
+            {
                 initials += 1;
                 end += 1;
             } else {
@@ -684,6 +722,13 @@ mod tests {
         assert_eq!(values(find_people("Leo    Leopard")), [("Leo    Leopard".to_owned(), 1.0)]);
         assert!(find_people("Chief Executive Officer").is_empty());
         assert!(find_people("Digital Media business").is_empty());
+        // Initials written together, after an honorific or glued to it.
+        assert_eq!(values(find_people("Company Secretary Mr. S.V. Shanbhag")), [("S.V. Shanbhag".to_owned(), 0.8)]);
+        assert_eq!(
+            values(find_people("Mr.R.A.Shah, Mr. Lalit Bhasin")),
+            [("Mr.R.A.Shah".to_owned(), 0.8), ("Lalit Bhasin".to_owned(), 0.8)]
+        );
+        assert!(find_people("Mr.Chairman").is_empty());
     }
 
     #[test]
