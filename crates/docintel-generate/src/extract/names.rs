@@ -372,7 +372,7 @@ fn is_initial(word: &str) -> bool {
 /// One to three initials written together: `J.`, `S.V.`, `R.A.K.`.
 fn is_initials(word: &str) -> bool {
     let chars: Vec<char> = word.chars().collect();
-    chars.len() % 2 == 0
+    chars.len().is_multiple_of(2)
         && (2..=6).contains(&chars.len())
         && chars.chunks(2).all(|pair| pair[0].is_uppercase() && pair[1] == '.')
 }
