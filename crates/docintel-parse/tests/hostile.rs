@@ -335,3 +335,29 @@ fn a_content_stream_that_does_not_inflate_is_reported() {
         doc.diagnostics
     );
 }
+
+#[test]
+fn a_content_stream_opening_with_a_comment_is_read() {
+    // pdf.js's multiple-filters-length-zero.pdf: a producer's `% CANON_…` line first;
+    // lopdf's decoder stopped there and the page read as empty, with no warning.
+    let content = "% a producer's note\n%% and another (with a paren\nBT /F1 12 Tf 72 720 Td (After the comments) Tj ET\n\
+                   BT /F1 12 Tf 72 700 Td (100% \\(kept\\)) Tj ET % trailing note";
+    let doc = parse_pdf_bytes("comment.pdf", &page_with_fonts(content)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["After the comments", "100% (kept)"]);
+}
+
+#[test]
+fn an_xobject_that_is_missing_or_no_stream_draws_nothing_and_the_page_is_read() {
+    // The same file draws an image whose stream lopdf cannot read (`/Length 0` with two
+    // filters): the page panicked "wrong type" and lost its text.
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> /XObject << /Im1 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream(b"q 612 0 0 792 0 0 cm /Im1 Do /Missing Do Q BT /F1 12 Tf 72 720 Td (Still read) Tj ET", ""),
+        FONT.as_bytes().to_vec(),
+        b"<< /Type /XObject /Subtype /Image /Width 10 /Height 10 >>".to_vec(),
+    ]);
+    let doc = parse_pdf_bytes("xobject.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Still read"]);
+}

@@ -1727,7 +1727,73 @@ pub fn decode_content(bytes: &[u8]) -> DecodedContent {
     if let Some(content) = content_fast::decode(bytes) {
         return Ok(content);
     }
+    // lopdf's decoder stops at a comment and keeps what came before it (a
+    // stream opening with `% producer note` gave no operation at all): the
+    // comments go first.
+    if bytes.contains(&b'%') {
+        let stripped = strip_comments(bytes);
+        if let Some(content) = content_fast::decode(&stripped) {
+            return Ok(content);
+        }
+        return Content::decode(&stripped).map_err(|e| ContentError::new(&e));
+    }
     Content::decode(bytes).map_err(|e| ContentError::new(&e))
+}
+
+/// Content-stream bytes without their comments (`%` to the end of the line,
+/// outside literal strings and inline image data), the line ends kept.
+pub fn strip_comments(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut depth = 0usize;
+    let mut i = 0;
+    let delimiter = |b: u8| b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if depth > 0 {
+            out.push(b);
+            match b {
+                b'\\' => {
+                    if let Some(&next) = bytes.get(i + 1) {
+                        out.push(next);
+                        i += 1;
+                    }
+                }
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'(' => {
+                depth = 1;
+                out.push(b);
+                i += 1;
+            }
+            b'%' => {
+                while i < bytes.len() && bytes[i] != b'\n' && bytes[i] != b'\r' {
+                    i += 1;
+                }
+            }
+            // Inline image data: copied as it is up to its `EI`.
+            b'I' if bytes.get(i + 1) == Some(&b'D')
+                && (i == 0 || delimiter(bytes[i - 1]))
+                && bytes.get(i + 2).is_some_and(|c| c.is_ascii_whitespace()) =>
+            {
+                let end = (i + 3..bytes.len().saturating_sub(1))
+                    .find(|&k| bytes[k] == b'E' && bytes[k + 1] == b'I' && bytes[k - 1].is_ascii_whitespace())
+                    .unwrap_or(bytes.len());
+                out.extend_from_slice(&bytes[i..end]);
+                i = end;
+            }
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// The fast path alone (`None`: lopdf must decode it); for differential tests.
@@ -2064,9 +2130,12 @@ impl<'a, 'c> Processor<'a, 'c> {
                 "Do" => {
                     // `Do` process an entire subdocument, so we do a recursive call to `process_stream`
                     // with the subdocument content and resources
-                    let xobject: &Dictionary = get(&doc, resources, b"XObject");
-                    let name = operation.operands[0].as_name().unwrap();
-                    let xf: &Stream = get(&doc, xobject, name);
+                    // docintel: a name missing from the resources, or an
+                    // XObject that is no stream (its data unreadable), draws
+                    // nothing; the rest of the page is still read.
+                    let Some(xobject) = maybe_get_obj(&doc, resources, b"XObject").and_then(|o| o.as_dict().ok()) else { continue };
+                    let Some(name) = operation.operands.first().and_then(|o| o.as_name().ok()) else { continue };
+                    let Some(xf) = maybe_get_obj(&doc, xobject, name).and_then(|o| o.as_stream().ok()) else { continue };
                     // docintel: an image's bytes are not a content stream.
                     if xf.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Image".as_slice()) {
                         continue;
