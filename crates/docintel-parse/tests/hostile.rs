@@ -361,3 +361,28 @@ fn an_xobject_that_is_missing_or_no_stream_draws_nothing_and_the_page_is_read() 
     let doc = parse_pdf_bytes("xobject.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(texts(&doc), ["Still read"]);
 }
+
+#[test]
+fn vertical_writing_moves_down_the_column() {
+    // pdf.js's vertical.pdf (Identity-V): each glyph advanced right by its width, so the
+    // column's glyphs piled over the next column's and three of eight were lost.
+    let font = "<< /Type /Font /Subtype /Type0 /BaseFont /CJK /Encoding /Identity-V /DescendantFonts [7 0 R] >>";
+    let cid = "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /CJK /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 2 >> /FontDescriptor 8 0 R /DW 1000 >>";
+    let content = "BT /F2 12 Tf 1 0 0 1 300 700 Tm [<034b034d034f>] TJ ET";
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream(content.as_bytes(), ""),
+        FONT.as_bytes().to_vec(),
+        font.as_bytes().to_vec(),
+        cid.as_bytes().to_vec(),
+        b"<< /Type /FontDescriptor /FontName /CJK /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
+    ]);
+    let doc = parse_pdf_bytes("vertical.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["あ", "い", "う"]);
+    let ys: Vec<f32> = doc.lines.iter().map(|l| l.bbox.y0).collect();
+    let xs: Vec<f32> = doc.lines.iter().map(|l| l.bbox.x0).collect();
+    assert!(ys[0] > ys[1] && ys[1] > ys[2], "down the column: {ys:?}");
+    assert!(xs.iter().all(|x| (x - xs[0]).abs() < 1.0), "one column: {xs:?}");
+}

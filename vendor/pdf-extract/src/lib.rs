@@ -802,6 +802,12 @@ trait PdfFont : Debug + Send + Sync {
     fn next_char(&self, iter: &mut Iter<u8>) -> Option<(CharCode, u8)>;
     // docintel: borrowed from the font's maps where possible (no allocation per glyph).
     fn decode_char(&self, char: CharCode) -> Cow<'_, str>;
+    /// docintel: written top to bottom (a composite font whose CMap has
+    /// `WMode 1`: `Identity-V`, `UniJIS-UCS2-V`): each glyph moves the
+    /// text position down by its vertical advance, not right by its width.
+    fn vertical(&self) -> bool {
+        false
+    }
 
         /*fn char_codes<'a>(&'a self, chars: &'a [u8]) -> PdfFontIter {
             let p = self;
@@ -934,6 +940,8 @@ struct PdfCIDFont<'a> {
     to_unicode: Option<HashMap<u32, String>>,
     widths: HashMap<CharCode, f64>, // should probably just use i32 here
     default_width: Option<f64>, // only used for CID fonts and we should probably brake out the different font types
+    // docintel: vertical writing mode (see `PdfFont::vertical`).
+    vertical: bool,
 }
 
 fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMap<u32, String>> {
@@ -1091,11 +1099,22 @@ impl<'a> PdfCIDFont<'a> {
                 }
             }
         }
-        PdfCIDFont{doc, font, widths, to_unicode: unicode_map, encoding, default_width: Some(default_width as f64) }
+        let vertical = match maybe_get_obj(doc, font, b"Encoding") {
+            Some(Object::Name(name)) => name.as_slice() == b"V" || name.ends_with(b"-V"),
+            Some(Object::Stream(stream)) => {
+                let contents = get_contents(stream);
+                contents.windows(8).any(|w| w == b"/WMode 1")
+            }
+            _ => false,
+        };
+        PdfCIDFont{doc, font, widths, to_unicode: unicode_map, encoding, default_width: Some(default_width as f64), vertical }
     }
 }
 
 impl<'a> PdfFont for PdfCIDFont<'a> {
+    fn vertical(&self) -> bool {
+        self.vertical
+    }
     fn get_width(&self, id: CharCode) -> f64 {
         let width = self.widths.get(&id);
         if let Some(width) = width {
@@ -1373,8 +1392,13 @@ fn show_text(gs: &mut GraphicsState, s: &[u8],
 
         output.output_character(&trm, w0, spacing, ts.font_size, &font.decode_char(c))?;
         let tj = 0.;
-        let ty = 0.;
-        let tx = ts.horizontal_scaling * ((w0 - tj/1000.)* ts.font_size + spacing);
+        // docintel: vertical writing advances down by the default vertical
+        // displacement (w1 = -1000, DW2), plus the spacing.
+        let (tx, ty) = if font.vertical() {
+            (0., -ts.font_size + spacing)
+        } else {
+            (ts.horizontal_scaling * ((w0 - tj/1000.)* ts.font_size + spacing), 0.)
+        };
         dlog!("horizontal {} adjust {} {} {} {}", ts.horizontal_scaling, tx, w0, ts.font_size, spacing);
         // dlog!("w0: {}, tx: {}", w0, tx);
         ts.tm = ts.tm.pre_transform(&Transform2D::create_translation(tx, ty));
@@ -1920,8 +1944,12 @@ impl<'a, 'c> Processor<'a, 'c> {
                                         let ts = &mut gs.ts;
                                         let w0 = 0.;
                                         let tj = i as f64;
-                                        let ty = 0.;
-                                        let tx = ts.horizontal_scaling * ((w0 - tj / 1000.) * ts.font_size);
+                                        let vertical = ts.font.as_ref().is_some_and(|f| f.vertical());
+                                        let (tx, ty) = if vertical {
+                                            (0., -(tj / 1000.) * ts.font_size)
+                                        } else {
+                                            (ts.horizontal_scaling * ((w0 - tj / 1000.) * ts.font_size), 0.)
+                                        };
                                         ts.tm = ts.tm.pre_transform(&Transform2D::create_translation(tx, ty));
                                         dlog!("adjust text by: {} {:?}", i, ts.tm);
                                     }
@@ -1929,8 +1957,12 @@ impl<'a, 'c> Processor<'a, 'c> {
                                         let ts = &mut gs.ts;
                                         let w0 = 0.;
                                         let tj = i as f64;
-                                        let ty = 0.;
-                                        let tx = ts.horizontal_scaling * ((w0 - tj / 1000.) * ts.font_size);
+                                        let vertical = ts.font.as_ref().is_some_and(|f| f.vertical());
+                                        let (tx, ty) = if vertical {
+                                            (0., -(tj / 1000.) * ts.font_size)
+                                        } else {
+                                            (ts.horizontal_scaling * ((w0 - tj / 1000.) * ts.font_size), 0.)
+                                        };
                                         ts.tm = ts.tm.pre_transform(&Transform2D::create_translation(tx, ty));
                                         dlog!("adjust text by: {} {:?}", i, ts.tm);
                                     }
