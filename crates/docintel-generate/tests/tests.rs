@@ -167,6 +167,18 @@ fn user_prompt_rows_carry_global_line_ids_and_keep_columns() {
     assert!(user.contains("GLOBAL_LINE\tpage\tline_in_page\ttext\n"), "{user}");
     assert!(user.contains("\n2\t2\t1\tTotal $4.11\n"), "global 2, line_in_page 1, tab replaced: {user}");
     assert!(!user.contains("page one"));
+    assert!(user.ends_with("(end of passages)\n"), "{user}");
+}
+
+#[test]
+fn text_that_does_not_show_on_the_page_never_reaches_the_model() {
+    let mut doc = document(&[("Total $4.11".into(), 1), ("Total $999.00".into(), 1)]);
+    let mut hidden = docintel_schema::Diagnostic::new(docintel_schema::Severity::Warning, Some(1), "white text");
+    hidden.invisible_lines = vec![2];
+    doc.diagnostics.push(hidden);
+    let q = ParsedQuestion::unparsed("What is the total?", "t");
+    let user = build_user_prompt(&q, &doc, &[passage(1, 2, 1)]);
+    assert!(user.contains("Total $4.11") && !user.contains("999"), "{user}");
 }
 
 // ------------------------------------------------------------ fake transport
