@@ -193,6 +193,15 @@ pub fn parse_pdf_bytes_with_options(
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(ParseError::NotPdf { path });
     }
+    if let Some((at, _)) = objects::object_stream_bomb(bytes) {
+        return Err(ParseError::Malformed {
+            path,
+            reason: format!(
+                "the object stream at byte {at} decodes to more than {} MiB (a decompression bomb): not loaded",
+                objects::MAX_STREAM_BYTES >> 20
+            ),
+        });
+    }
     let (doc, load_notes) = encrypt::load(name, bytes, options)?;
 
     // Our own walk, not lopdf's `get_pages` (see `page_tree`: no capacity from `/Count`, no

@@ -448,6 +448,39 @@ fn flate_size(data: &[u8], limit: usize) -> usize {
     counted
 }
 
+/// An object stream (`/Type /ObjStm`) of the raw file whose Flate data decodes to more than
+/// [`MAX_STREAM_BYTES`]: lopdf inflates object streams whole while it loads the file, before
+/// any cap of ours applies, so such a file is refused first. Counted by a streaming inflate
+/// that keeps nothing; only streams whose compressed size could pass the cap are counted.
+/// Returns the offset of the stream's dictionary and its decoded size (at least the cap).
+pub(crate) fn object_stream_bomb(bytes: &[u8]) -> Option<(usize, usize)> {
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b"/ObjStm").map(|p| p + from) {
+        from = at + 7;
+        let window = &bytes[at..];
+        let end_obj = find(window, b"endobj").unwrap_or(window.len());
+        let Some(keyword) = find(&window[..end_obj], b"stream") else { continue };
+        let mut data_start = keyword + b"stream".len();
+        if window.get(data_start) == Some(&b'\r') {
+            data_start += 1;
+        }
+        if window.get(data_start) == Some(&b'\n') {
+            data_start += 1;
+        }
+        let Some(len) = find(&window[data_start..end_obj.max(data_start)], b"endstream") else { continue };
+        let data = &window[data_start..data_start + len];
+        if data.len().saturating_mul(MAX_DEFLATE_RATIO) <= MAX_STREAM_BYTES {
+            continue;
+        }
+        let size = flate_size(data, MAX_STREAM_BYTES);
+        if size > MAX_STREAM_BYTES {
+            return Some((at, size));
+        }
+    }
+    None
+}
+
 /// The first `limit` decoded bytes of a Flate stream's data.
 fn flate_prefix(data: &[u8], limit: usize) -> Vec<u8> {
     use std::io::Read as _;

@@ -386,3 +386,45 @@ fn vertical_writing_moves_down_the_column() {
     assert!(ys[0] > ys[1] && ys[1] > ys[2], "down the column: {ys:?}");
     assert!(xs.iter().all(|x| (x - xs[0]).abs() < 1.0), "one column: {xs:?}");
 }
+
+#[test]
+fn an_object_stream_bomb_is_refused_before_it_is_loaded() {
+    use std::io::Write as _;
+    // lopdf inflates object streams whole while it loads the file, before any cap of ours:
+    // 200 MiB of an object stream reached memory whole. Now the file is refused, naming why.
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(b"7 0 ").unwrap();
+    let spaces = vec![b' '; 1 << 20];
+    for _ in 0..200 {
+        encoder.write_all(&spaces).unwrap();
+    }
+    let bomb = encoder.finish().unwrap();
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        page(2, 5, 4),
+        stream(TEXT, ""),
+        FONT.as_bytes().to_vec(),
+        stream(&bomb, " /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode"),
+    ]);
+    match parse_pdf_bytes("objstm-bomb.pdf", &pdf) {
+        Err(e @ ParseError::Malformed { .. }) => {
+            assert!(e.to_string().contains("decodes to more than 128 MiB"), "{e}");
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|d| d.lines.len())),
+    }
+    // A small object stream is no bomb.
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(b"7 0 (x)").unwrap();
+    let small = encoder.finish().unwrap();
+    let pdf = raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        page(2, 5, 4),
+        stream(TEXT, ""),
+        FONT.as_bytes().to_vec(),
+        stream(&small, " /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode"),
+    ]);
+    let doc = parse_pdf_bytes("objstm.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(texts(&doc), ["Invoice total: 42.00 USD"]);
+}
