@@ -533,11 +533,9 @@ mod tests {
         let mut q = question("How many attention heads does the base model use?", "count", &["attention", "heads"]);
         q.generation.answer_focus = Some("attention heads".to_owned());
         let document = doc(rows);
-        let at = reader_features().iter().position(|f| *f == "focus_after").expect("feature");
         let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
-        let after = |text: &str| candidates.iter().find(|c| c.text == text).map(|c| c.features[at]);
-        assert_eq!(after("8"), Some(1.0));
-        assert_eq!(after("three"), Some(0.0));
+        assert_eq!(feature_of(&candidates, "focus_after", "8"), Some(1.0));
+        assert_eq!(feature_of(&candidates, "focus_after", "three"), Some(0.0));
     }
 
     #[test]
@@ -548,12 +546,10 @@ mod tests {
         ];
         let q = question("Who are the parties to this agreement?", "organisation", &["parties", "agreement"]);
         let document = doc(rows);
-        let at = reader_features().iter().position(|f| *f == "defined").expect("feature");
         let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
-        let defined = |text: &str| candidates.iter().find(|c| c.text == text).map(|c| c.features[at]);
-        assert_eq!(defined("Equifax Inc."), Some(1.0));
-        assert_eq!(defined("Certegy Inc."), Some(1.0));
-        assert_eq!(defined("American Arbitration Association"), Some(0.0));
+        assert_eq!(feature_of(&candidates, "defined", "Equifax Inc."), Some(1.0));
+        assert_eq!(feature_of(&candidates, "defined", "Certegy Inc."), Some(1.0));
+        assert_eq!(feature_of(&candidates, "defined", "American Arbitration Association"), Some(0.0));
     }
 
     #[test]
@@ -645,12 +641,10 @@ mod tests {
         }
         // The statement feature: +1 on the capex row's 2017 cell, -1 on the
         // row's other years.
-        let at = reader_features().iter().position(|f| *f == "statement").expect("feature");
         let candidates = ExtractiveGenerator::new().candidates(&q, &doc, std::slice::from_ref(&page)).unwrap();
-        let statement = |text: &str| candidates.iter().find(|c| c.text == text).map(|c| c.features[at]);
-        assert_eq!(statement("1,373"), Some(1.0));
-        assert_eq!(statement("1,577"), Some(-1.0));
-        assert_eq!(statement("1,420"), Some(-1.0));
+        assert_eq!(feature_of(&candidates, "statement", "1,373"), Some(1.0));
+        assert_eq!(feature_of(&candidates, "statement", "1,577"), Some(-1.0));
+        assert_eq!(feature_of(&candidates, "statement", "1,420"), Some(-1.0));
         // The question points to the cash flow statement: the 2017 column of
         // the capex row, negative as printed, in millions; the dividends row
         // (a word of the statement's own concept) is not the answer.
@@ -665,8 +659,7 @@ mod tests {
         // No year named: the first column reads +1.
         q.keywords.retain(|k| k.text != "2017");
         let candidates = ExtractiveGenerator::new().candidates(&q, &doc, std::slice::from_ref(&page)).unwrap();
-        let first = candidates.iter().find(|c| c.text == "1,577").expect("the 2018 cell");
-        assert_eq!(first.features[at], 1.0);
+        assert_eq!(feature_of(&candidates, "statement", "1,577"), Some(1.0), "the 2018 cell");
     }
 
     fn question(text: &str, answer_type: &str, keywords: &[&str]) -> ParsedQuestion {
@@ -695,6 +688,12 @@ mod tests {
         candidates.retain(|c| c.missing.is_empty() && c.absent.is_empty());
         candidates.sort_by(|a, b| b.probability.total_cmp(&a.probability));
         candidates.into_iter().next()
+    }
+
+    /// Feature `feature` of the first candidate whose text is `text`.
+    fn feature_of(candidates: &[ScoredCandidate], feature: &str, text: &str) -> Option<f64> {
+        let at = reader_features().iter().position(|f| *f == feature).expect("a reader feature");
+        candidates.iter().find(|c| c.text == text).map(|c| c.features[at])
     }
 
     fn rendered(value: &AnswerValue) -> String {
@@ -727,21 +726,7 @@ mod tests {
             assert_eq!(best.as_deref(), Some(expect), "{}", q.original_question);
             return;
         }
-        let got = answer.items.first().map(|item| match &item.value {
-            AnswerValue::Amount(a) => {
-                format!(
-                    "{} {}{}",
-                    a.value,
-                    a.currency.as_deref().unwrap_or("-"),
-                    a.unit.as_ref().map_or(String::new(), |u| format!(" {u}"))
-                )
-            }
-            AnswerValue::Date(d) => format!("{} ({})", d.iso, d.original),
-            AnswerValue::Boolean(b) => b.to_string(),
-            AnswerValue::Text(t) => t.clone(),
-            AnswerValue::Quantity(q) => AnswerValue::Quantity(q.clone()).to_string(),
-            AnswerValue::Table(_) => "table".to_owned(),
-        });
+        let got = answer.items.first().map(|item| rendered(&item.value));
         assert_eq!(got.as_deref(), expect, "{}: {:?}", q.original_question, answer.feedback.warnings);
         assert_eq!(answer.feedback.answer_found, expect.is_some());
         if expect.is_none() {

@@ -152,7 +152,6 @@ pub(crate) fn repair_content_lengths(doc: &mut Document, bytes: &[u8], pages: &[
     }
     ids.sort_unstable();
     ids.dedup();
-    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
     let mut repaired = Vec::new();
     for id in ids {
         let empty = matches!(doc.objects.get(&id), Some(Object::Stream(s)) if s.content.is_empty());
@@ -166,19 +165,9 @@ pub(crate) fn repair_content_lengths(doc: &mut Document, bytes: &[u8], pages: &[
         else {
             continue;
         };
-        // The object's own `stream` keyword (before its `endobj`) and the next `endstream`.
         let window = &bytes[at..bytes.len().min(at + (64 << 20))];
-        let end_obj = find(window, b"endobj").unwrap_or(window.len());
-        let Some(start) = find(&window[..end_obj.min(window.len())], b"stream") else { continue };
-        let mut data_start = start + b"stream".len();
-        if window.get(data_start) == Some(&b'\r') {
-            data_start += 1;
-        }
-        if window.get(data_start) == Some(&b'\n') {
-            data_start += 1;
-        }
-        let Some(end) = find(&window[data_start..], b"endstream") else { continue };
-        let data = window[data_start..data_start + end].trim_ascii_end().to_vec();
+        let Some(data) = raw_stream_data(window) else { continue };
+        let data = data.trim_ascii_end().to_vec();
         if data.is_empty() {
             continue;
         }
@@ -448,28 +437,33 @@ fn flate_size(data: &[u8], limit: usize) -> usize {
     counted
 }
 
+/// The raw data of the stream whose object (or dictionary) `window` starts with: the bytes
+/// after its own `stream` keyword (before its `endobj`) and end of line, up to the next
+/// `endstream`.
+fn raw_stream_data(window: &[u8]) -> Option<&[u8]> {
+    use memchr::memmem::find;
+    let end_obj = find(window, b"endobj").unwrap_or(window.len());
+    let mut data_start = find(&window[..end_obj], b"stream")? + b"stream".len();
+    if window.get(data_start) == Some(&b'\r') {
+        data_start += 1;
+    }
+    if window.get(data_start) == Some(&b'\n') {
+        data_start += 1;
+    }
+    let len = find(&window[data_start..], b"endstream")?;
+    Some(&window[data_start..data_start + len])
+}
+
 /// An object stream (`/Type /ObjStm`) of the raw file whose Flate data decodes to more than
 /// [`MAX_STREAM_BYTES`]: lopdf inflates object streams whole while it loads the file, before
 /// any cap of ours applies, so such a file is refused first. Counted by a streaming inflate
 /// that keeps nothing; only streams whose compressed size could pass the cap are counted.
 /// Returns the offset of the stream's dictionary and its decoded size (at least the cap).
 pub(crate) fn object_stream_bomb(bytes: &[u8]) -> Option<(usize, usize)> {
-    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
     let mut from = 0;
-    while let Some(at) = find(&bytes[from..], b"/ObjStm").map(|p| p + from) {
-        from = at + 7;
-        let window = &bytes[at..];
-        let end_obj = find(window, b"endobj").unwrap_or(window.len());
-        let Some(keyword) = find(&window[..end_obj], b"stream") else { continue };
-        let mut data_start = keyword + b"stream".len();
-        if window.get(data_start) == Some(&b'\r') {
-            data_start += 1;
-        }
-        if window.get(data_start) == Some(&b'\n') {
-            data_start += 1;
-        }
-        let Some(len) = find(&window[data_start..end_obj.max(data_start)], b"endstream") else { continue };
-        let data = &window[data_start..data_start + len];
+    while let Some(at) = memchr::memmem::find(&bytes[from..], b"/ObjStm").map(|p| p + from) {
+        from = at + b"/ObjStm".len();
+        let Some(data) = raw_stream_data(&bytes[at..]) else { continue };
         if data.len().saturating_mul(MAX_DEFLATE_RATIO) <= MAX_STREAM_BYTES {
             continue;
         }

@@ -289,6 +289,26 @@ fn text_drawn_only_by_form_field_appearances_is_reported_unread() {
     );
 }
 
+/// One page drawing `content` with /F2, a composite font of encoding `encoding` over an
+/// Adobe collection `ordering` (no ToUnicode map).
+fn cjk_pdf(encoding: &str, ordering: &str, content: &str) -> Vec<u8> {
+    let font =
+        format!("<< /Type /Font /Subtype /Type0 /BaseFont /CJK /Encoding /{encoding} /DescendantFonts [7 0 R] >>");
+    let cid = format!(
+        "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /CJK /CIDSystemInfo << /Registry (Adobe) /Ordering ({ordering}) /Supplement 2 >> /FontDescriptor 8 0 R /DW 1000 >>"
+    );
+    raw_pdf(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
+        stream(content.as_bytes(), ""),
+        FONT.as_bytes().to_vec(),
+        font.into_bytes(),
+        cid.into_bytes(),
+        b"<< /Type /FontDescriptor /FontName /CJK /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
+    ])
+}
+
 #[test]
 fn predefined_cjk_cmaps_decode_without_a_to_unicode_map() {
     // pdf.js's noembed-sjis.pdf (90ms-RKSJ-H) and issue3521.pdf (GBKp-EUC-H) panicked with
@@ -296,22 +316,7 @@ fn predefined_cjk_cmaps_decode_without_a_to_unicode_map() {
     for (encoding, ordering, bytes, want) in
         [("90ms-RKSJ-H", "Japan1", "82A082A282A4", "あいう"), ("GBKp-EUC-H", "GB1", "CED2C3C7", "我们")]
     {
-        let font =
-            format!("<< /Type /Font /Subtype /Type0 /BaseFont /CJK /Encoding /{encoding} /DescendantFonts [7 0 R] >>");
-        let cid = format!(
-            "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /CJK /CIDSystemInfo << /Registry (Adobe) /Ordering ({ordering}) /Supplement 2 >> /FontDescriptor 8 0 R /DW 1000 >>"
-        );
-        let content = format!("BT /F2 12 Tf 72 700 Td <{bytes}> Tj ET");
-        let pdf = raw_pdf(&[
-            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
-            stream(content.as_bytes(), ""),
-            FONT.as_bytes().to_vec(),
-            font.into_bytes(),
-            cid.into_bytes(),
-            b"<< /Type /FontDescriptor /FontName /CJK /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
-        ]);
+        let pdf = cjk_pdf(encoding, ordering, &format!("BT /F2 12 Tf 72 700 Td <{bytes}> Tj ET"));
         let doc = parse_pdf_bytes(&format!("{encoding}.pdf"), &pdf).unwrap_or_else(|e| panic!("{encoding}: {e}"));
         assert_eq!(texts(&doc), [want], "{encoding}");
     }
@@ -366,19 +371,7 @@ fn an_xobject_that_is_missing_or_no_stream_draws_nothing_and_the_page_is_read() 
 fn vertical_writing_moves_down_the_column() {
     // pdf.js's vertical.pdf (Identity-V): each glyph advanced right by its width, so the
     // column's glyphs piled over the next column's and three of eight were lost.
-    let font = "<< /Type /Font /Subtype /Type0 /BaseFont /CJK /Encoding /Identity-V /DescendantFonts [7 0 R] >>";
-    let cid = "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /CJK /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 2 >> /FontDescriptor 8 0 R /DW 1000 >>";
-    let content = "BT /F2 12 Tf 1 0 0 1 300 700 Tm [<034b034d034f>] TJ ET";
-    let pdf = raw_pdf(&[
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F2 6 0 R >> >> /Contents 4 0 R >>".to_vec(),
-        stream(content.as_bytes(), ""),
-        FONT.as_bytes().to_vec(),
-        font.as_bytes().to_vec(),
-        cid.as_bytes().to_vec(),
-        b"<< /Type /FontDescriptor /FontName /CJK /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 800 /Descent -200 /CapHeight 700 /StemV 80 >>".to_vec(),
-    ]);
+    let pdf = cjk_pdf("Identity-V", "Japan1", "BT /F2 12 Tf 1 0 0 1 300 700 Tm [<034b034d034f>] TJ ET");
     let doc = parse_pdf_bytes("vertical.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(texts(&doc), ["あ", "い", "う"]);
     let ys: Vec<f32> = doc.lines.iter().map(|l| l.bbox.y0).collect();
@@ -399,15 +392,17 @@ fn an_object_stream_bomb_is_refused_before_it_is_loaded() {
         encoder.write_all(&spaces).unwrap();
     }
     let bomb = encoder.finish().unwrap();
-    let pdf = raw_pdf(&[
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        page(2, 5, 4),
-        stream(TEXT, ""),
-        FONT.as_bytes().to_vec(),
-        stream(&bomb, " /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode"),
-    ]);
-    match parse_pdf_bytes("objstm-bomb.pdf", &pdf) {
+    let with_object_stream = |data: &[u8]| {
+        raw_pdf(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            page(2, 5, 4),
+            stream(TEXT, ""),
+            FONT.as_bytes().to_vec(),
+            stream(data, " /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode"),
+        ])
+    };
+    match parse_pdf_bytes("objstm-bomb.pdf", &with_object_stream(&bomb)) {
         Err(e @ ParseError::Malformed { .. }) => {
             assert!(e.to_string().contains("decodes to more than 128 MiB"), "{e}");
         }
@@ -417,14 +412,6 @@ fn an_object_stream_bomb_is_refused_before_it_is_loaded() {
     let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
     encoder.write_all(b"7 0 (x)").unwrap();
     let small = encoder.finish().unwrap();
-    let pdf = raw_pdf(&[
-        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
-        page(2, 5, 4),
-        stream(TEXT, ""),
-        FONT.as_bytes().to_vec(),
-        stream(&small, " /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode"),
-    ]);
-    let doc = parse_pdf_bytes("objstm.pdf", &pdf).unwrap_or_else(|e| panic!("{e}"));
+    let doc = parse_pdf_bytes("objstm.pdf", &with_object_stream(&small)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(texts(&doc), ["Invoice total: 42.00 USD"]);
 }

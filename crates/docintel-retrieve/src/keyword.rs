@@ -1041,22 +1041,10 @@ impl KeywordRetriever {
         if self.config.small_documents_whole && n_pages as usize <= SMALL_DOCUMENT_PAGES && hinted.is_empty() {
             let mut added = 0;
             for page in 1..=n_pages {
-                let (first, last) = page_bounds(document, page);
-                if first > last
-                    || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last)
-                {
-                    continue;
+                if let Some(whole) = whole_page(document, page, &passages) {
+                    passages.push(whole);
+                    added += 1;
                 }
-                passages.push(Passage {
-                    line_start: first,
-                    line_end: last,
-                    page,
-                    score: 0.0,
-                    anchor_line: first,
-                    matched_keywords: Vec::new(),
-                    pinned: false,
-                });
-                added += 1;
             }
             if added > 0 {
                 notes.push(format!("a document of {n_pages} page(s): {added} page(s) also read whole"));
@@ -1188,12 +1176,18 @@ const SMALL_DOCUMENT_PAGES: usize = 2;
 /// The document's first page with text, whole, unless a passage already
 /// shows it whole.
 fn opening_passage(document: &ParsedDocument, passages: &[Passage]) -> Option<Passage> {
-    let (page, (first, last)) = document
-        .pages
-        .iter()
-        .map(|p| (p.page, page_bounds(document, p.page)))
-        .find(|(_, (first, last))| first <= last)?;
-    if passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
+    let page = document.pages.iter().map(|p| p.page).find(|&page| {
+        let (first, last) = page_bounds(document, page);
+        first <= last
+    })?;
+    whole_page(document, page, passages)
+}
+
+/// Page `page` whole as a passage, unless it has no text or a passage
+/// already shows it whole.
+fn whole_page(document: &ParsedDocument, page: u32, passages: &[Passage]) -> Option<Passage> {
+    let (first, last) = page_bounds(document, page);
+    if first > last || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
         return None;
     }
     Some(Passage {

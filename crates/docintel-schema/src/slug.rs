@@ -19,8 +19,17 @@ const PREFIX_CHARS: usize = 48;
 /// assert_eq!(slug.len(), "what-is-the-total-amount-".len() + 8);
 /// ```
 pub fn question_slug(question: &str) -> String {
+    let prefix = readable(question.trim());
+    let digest = Sha256::digest(question.as_bytes());
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
+}
+
+/// `text` lower-cased, letters and digits kept, other runs folded to one `-`, at most
+/// [`PREFIX_CHARS`] characters, no `-` at either end.
+fn readable(text: &str) -> String {
     let mut prefix = String::new();
-    for c in question.trim().chars().flat_map(char::to_lowercase) {
+    for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
             prefix.push(c);
         } else if !prefix.is_empty() && !prefix.ends_with('-') {
@@ -30,10 +39,7 @@ pub fn question_slug(question: &str) -> String {
             break;
         }
     }
-    let prefix = prefix.trim_end_matches('-');
-    let digest = Sha256::digest(question.as_bytes());
-    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
+    prefix.trim_end_matches('-').to_owned()
 }
 
 /// The folder name of one document's outputs (question traces, vectors):
@@ -52,19 +58,8 @@ pub fn question_slug(question: &str) -> String {
 pub fn document_key(path: &str, content_sha256: &str) -> String {
     let path = std::path::Path::new(path);
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut prefix = String::new();
-    for c in stem.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            prefix.push(c);
-        } else if !prefix.is_empty() && !prefix.ends_with('-') {
-            prefix.push('-');
-        }
-        if prefix.chars().count() >= PREFIX_CHARS {
-            break;
-        }
-    }
-    let prefix = prefix.trim_end_matches('-');
-    let prefix = if prefix.is_empty() { "document" } else { prefix };
+    let prefix = readable(&stem);
+    let prefix = if prefix.is_empty() { "document" } else { prefix.as_str() };
     let hash: String = content_sha256.chars().filter(char::is_ascii_hexdigit).take(12).collect();
     format!("{prefix}-{hash}")
 }

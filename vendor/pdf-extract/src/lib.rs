@@ -1007,6 +1007,10 @@ impl<'a> PdfCIDFont<'a> {
             &Object::Name(ref name) => Some(pdf_to_utf8(name)),
             _ => None,
         };
+        // docintel: a CMap named for vertical writing (`Identity-V`, `*-V`).
+        let vertical_name = matches!(encoding_name.as_deref(), Some(n) if n == "V" || n.ends_with("-V"));
+        // docintel: or an embedded CMap that says so (`/WMode 1`).
+        let mut wmode_vertical = false;
         let encoding = match encoding {
             &Object::Name(ref name) => {
                 let name = pdf_to_utf8(name);
@@ -1023,6 +1027,7 @@ impl<'a> PdfCIDFont<'a> {
             &Object::Stream(ref stream) => {
                 let contents = get_contents(stream);
                 dlog!("Stream: {}", String::from_utf8(contents.clone()).unwrap());
+                wmode_vertical = contents.windows(8).any(|w| w == b"/WMode 1");
                 adobe_cmap_parser::get_byte_mapping(&contents).unwrap()
             }
             _ => { panic!("unsupported encoding {:?}", encoding)}
@@ -1047,9 +1052,8 @@ impl<'a> PdfCIDFont<'a> {
                 .and_then(|info| maybe_get_obj(doc, info, b"Registry"))
                 .and_then(|o| o.as_str().ok())
                 .is_some_and(|r| r == b"Adobe");
-            let vertical = matches!(encoding_name.as_deref(), Some(n) if n == "V" || n.ends_with("-V"));
             if let (true, Some(ordering)) = (registry_adobe, ordering) {
-                unicode_map = predefined::cid_to_unicode(&ordering, vertical).map(|m| (*m).clone());
+                unicode_map = predefined::cid_to_unicode(&ordering, vertical_name).map(|m| (*m).clone());
             }
         }
 
@@ -1099,14 +1103,7 @@ impl<'a> PdfCIDFont<'a> {
                 }
             }
         }
-        let vertical = match maybe_get_obj(doc, font, b"Encoding") {
-            Some(Object::Name(name)) => name.as_slice() == b"V" || name.ends_with(b"-V"),
-            Some(Object::Stream(stream)) => {
-                let contents = get_contents(stream);
-                contents.windows(8).any(|w| w == b"/WMode 1")
-            }
-            _ => false,
-        };
+        let vertical = vertical_name || wmode_vertical;
         PdfCIDFont{doc, font, widths, to_unicode: unicode_map, encoding, default_width: Some(default_width as f64), vertical }
     }
 }

@@ -507,14 +507,23 @@ const ORG_JOINERS: &[&str] = &["of", "and", "&", "de", "du", "des", "für", "for
 fn org_word(word: &str) -> bool {
     (capitalised(word)
         || word.chars().next().is_some_and(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic))
-        && !matches!(bare(word).as_str(), "the" | "a" | "an" | "this" | "our" | "we" | "page" | "table" | "section")
-        && !NOT_NAME_START.contains(&bare(word).as_str())
+        && !NOT_ORG_WORDS.contains(&bare(word).as_str())
 }
 
-/// Function words that a capital makes look like a name at the start of a
-/// sentence or a heading ("If Company fails", "Each Party", "NOW,
-/// THEREFORE"): never an organisation's word.
-const NOT_NAME_START: &[&str] = &[
+/// Words that a capital makes look like part of a name: articles, document
+/// parts, and function words at the start of a sentence or a heading ("If
+/// Company fails", "Each Party", "NOW, THEREFORE"): never an organisation's
+/// word.
+const NOT_ORG_WORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "this",
+    "our",
+    "we",
+    "page",
+    "table",
+    "section",
     "if",
     "each",
     "either",

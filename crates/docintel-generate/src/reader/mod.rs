@@ -47,16 +47,16 @@ use stats::DocStats;
 
 /// Most items of a listing answer.
 const MAX_LIST_ITEMS: usize = 25;
-/// How far after a value (bytes) a defined term may open.
+/// How far after a value (characters) a defined term may open.
 const DEFINED_REACH: usize = 80;
 /// A parenthesis opening a quoted term: `("Company")`, `(the “Agent”)`,
-/// `(hereinafter "Licensor")`, after at most [`DEFINED_REACH`] bytes
+/// `(hereinafter "Licensor")`, after at most [`DEFINED_REACH`] characters
 /// without another parenthesis (", a Delaware corporation" may come first).
 static DEFINED_TERM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(
-        r#"(?i)^[^()]{0,80}?\(\s*(?:the\s+|hereinafter\s+|collectively\s+|each\s+a\s+|ci-après\s+)?["“'‘«]"#,
-    )
-    .expect("defined-term pattern")
+    let pattern = format!(
+        r#"(?i)^[^()]{{0,{DEFINED_REACH}}}?\(\s*(?:the\s+|hereinafter\s+|collectively\s+|each\s+a\s+|ci-après\s+)?["“'‘«]"#
+    );
+    regex::Regex::new(&pattern).expect("defined-term pattern")
 });
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
