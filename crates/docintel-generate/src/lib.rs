@@ -71,6 +71,7 @@ mod layout;
 pub mod llm;
 pub mod prompt;
 mod reader;
+pub mod reply;
 mod statement;
 pub mod validate;
 

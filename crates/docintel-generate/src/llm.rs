@@ -578,25 +578,24 @@ fn parse_reply(
     shown: &[Passage],
 ) -> Reply {
     let (shape, answer_type, method) = (question.answer_shape, question.answer_type.clone(), ExtractionMethod::Llm);
+    // A table whose rows do not all fit its headers keeps the rows that do.
+    let mut repairs = Vec::new();
+    let repaired;
+    let content = match serde_json::from_str::<Value>(&response.content) {
+        Ok(mut json) if entry.value == ValueKind::Table => {
+            repairs = crate::reply::repair_table_rows(&mut json);
+            repaired = json.to_string();
+            if repairs.is_empty() { response.content.as_str() } else { repaired.as_str() }
+        }
+        _ => response.content.as_str(),
+    };
     let parsed = match entry.value {
-        ValueKind::Text => {
-            typed::<String>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
-        ValueKind::Amount => {
-            typed::<Amount>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
-        ValueKind::Quantity => {
-            typed::<Quantity>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
-        ValueKind::Date => {
-            typed::<DateValue>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
-        ValueKind::Boolean => {
-            typed::<bool>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
-        ValueKind::Table => {
-            typed::<TableValue>(&response.content).map(|t| Answer::from_typed(shape, answer_type, method, t))
-        }
+        ValueKind::Text => typed::<String>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
+        ValueKind::Amount => typed::<Amount>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
+        ValueKind::Quantity => typed::<Quantity>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
+        ValueKind::Date => typed::<DateValue>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
+        ValueKind::Boolean => typed::<bool>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
+        ValueKind::Table => typed::<TableValue>(content).map(|t| Answer::from_typed(shape, answer_type, method, t)),
     };
     let answer = match parsed {
         Ok(answer) => answer,
@@ -610,11 +609,34 @@ fn parse_reply(
             return Reply { answer, json: None, span_problems: 0 };
         }
     };
+    let mut answer = answer;
+    answer.feedback.warnings.extend(repairs);
     check_spans(answer, None, document, shown)
 }
 
-/// Flags items without spans and spans outside `shown` or the document.
+/// The checks of [`crate::reply`], then the spans: a self-contradicting
+/// reply becomes a not-found; quotes with copied row columns are repaired;
+/// items whose cited lines do not hold their value are dropped; items
+/// without spans and spans outside `shown` or the document are flagged.
 fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocument, shown: &[Passage]) -> Reply {
+    use crate::reply;
+    if let Some(reason) = reply::contradiction(&answer) {
+        reply::refuse(&mut answer, reason);
+        return Reply { answer, json, span_problems: 0 };
+    }
+    let mut repairs = Vec::new();
+    for (i, item) in answer.items.iter_mut().enumerate() {
+        for (j, span) in item.spans.iter_mut().enumerate() {
+            if let Some(quote) = reply::repair_quote(span, document, shown) {
+                repairs.push(format!(
+                    "item {i} span {j}: the quote carried the prompt's line-number columns; read without them"
+                ));
+                span.quote = quote;
+            }
+        }
+    }
+    answer.feedback.warnings.extend(repairs);
+    reply::hold_values(&mut answer, document, shown);
     let shape = answer.answer_shape;
     let mut span_problems = 0;
     let mut warnings = Vec::new();

@@ -15,7 +15,7 @@
 use docintel_schema::{AnswerShape, DecompositionPattern, ParsedDocument, ParsedQuestion, Passage, ValueKind};
 
 /// Version of the prompt templates; bump on any wording change.
-pub const TEMPLATE_VERSION: &str = "llm-prompt/0.1";
+pub const TEMPLATE_VERSION: &str = "llm-prompt/0.2";
 
 /// The contract every call states, whatever the question.
 pub const BASE: &str = "\
@@ -168,10 +168,10 @@ fn shape_fragment(shape: AnswerShape) -> &'static str {
 fn value_fragment(kind: ValueKind) -> Option<&'static str> {
     match kind {
         ValueKind::Amount => Some(
-            "Amounts: value is the number as written, without thousands separators (1.234,56 becomes 1234.56); currency is the ISO 4217 code of the symbol or name next to it ($ USD, € EUR, £ GBP, ₹ INR) or null if none is written; unit is thousand, million or billion when the document states a scale, else null.",
+            "Amounts: value is the number written in the passage, with its thousands separators removed and a point as the decimal mark; currency is the ISO 4217 code of the symbol or name next to it ($ USD, € EUR, £ GBP, ₹ INR) or null if none is written; unit is thousand, million or billion when the document states a scale, else null.",
         ),
         ValueKind::Quantity => Some(
-            "Numbers: quantity is the number exactly as the passage writes it (a percentage in percent, so 5% is 5); unit is the unit or symbol written next to it (%, days, months, years, heads) or null if none is written. Read the number from the passage; never compute or estimate one.",
+            "Numbers: quantity is the number exactly as the passage writes it (a percentage stays in percent, without the sign); unit is the unit or symbol written next to it (%, days, months, years, heads) or null if none is written. Read the number from the passage; never compute or estimate one.",
         ),
         ValueKind::Date => Some(
             "Dates: iso is YYYY-MM-DD; original is the date exactly as written. If the day or month order is ambiguous, follow the document's language and say so in warnings.",

@@ -42,10 +42,14 @@ pub fn quote_holds_value(value: &AnswerValue, quote: &str) -> bool {
         }
         AnswerValue::Quantity(q) => find_numbers(quote).iter().any(|t| same(t.value, q.quantity)),
         AnswerValue::Date(d) => {
-            text::squash(quote).contains(&text::squash(&d.original))
-                || [DayMonthOrder::DayFirst, DayMonthOrder::MonthFirst]
-                    .into_iter()
-                    .any(|order| find_dates(quote, order).iter().any(|t| t.iso == d.iso))
+            // A date of the quote, or the date as written when that reads as
+            // the same real date (an invoice number such as 2023-03-0008 is
+            // in its quote but is no date).
+            let orders = [DayMonthOrder::DayFirst, DayMonthOrder::MonthFirst];
+            let is_iso = |t: &str| orders.into_iter().any(|order| find_dates(t, order).iter().any(|x| x.iso == d.iso));
+            is_iso(quote)
+                || (text::squash(quote).contains(&text::squash(&d.original))
+                    && (is_iso(&d.original) || (real_date(&d.iso) && one_year_at_most(&d.original))))
         }
         AnswerValue::Boolean(_) => words(quote).len() >= 4,
         AnswerValue::Text(t) => {
@@ -67,7 +71,7 @@ pub fn quote_holds_value(value: &AnswerValue, quote: &str) -> bool {
 
 /// Whether an item's quotes, together, hold its value. A custom schema's
 /// value (a JSON object as text) is checked by its string fields.
-fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> bool {
+pub(crate) fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> bool {
     let quotes: String = item.spans.iter().map(|s| s.quote.as_str()).collect::<Vec<_>>().join(" ");
     if let AnswerValue::Text(t) = &item.value
         && t.trim_start().starts_with('{')
@@ -77,6 +81,24 @@ fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> bool {
         return leaves.iter().all(|leaf| quote_holds_value(&AnswerValue::Text(leaf.clone()), &quotes));
     }
     quote_holds_value(&item.value, &quotes)
+}
+
+/// Whether `iso` is a `YYYY-MM-DD` date of the calendar.
+fn real_date(iso: &str) -> bool {
+    let parts: Vec<&str> = iso.split('-').collect();
+    let [year, month, day] = parts.as_slice() else { return false };
+    let sized = year.len() == 4 && month.len() == 2 && day.len() == 2;
+    match (year.parse(), month.parse(), day.parse()) {
+        (Ok(y), Ok(m), Ok(d)) if sized => crate::extract::date::iso(y, m, d).is_some(),
+        _ => false,
+    }
+}
+
+/// Whether a date as written has at most one digit group longer than two
+/// digits (its year): `March 2019` is a date a parser may miss, `2023-03-0008`
+/// is a reference number.
+fn one_year_at_most(original: &str) -> bool {
+    original.split(|c: char| !c.is_ascii_digit()).filter(|g| g.len() > 2).count() <= 1
 }
 
 /// Per item: whether its quotes hold its value.
@@ -186,6 +208,15 @@ mod tests {
         assert!(quote_holds_value(&date, "Invoice Date: August 3 , 2014"));
         assert!(quote_holds_value(&date, "Date 03/08/2014"));
         assert!(!quote_holds_value(&date, "Invoice Date:"));
+        let invoice_number =
+            AnswerValue::Date(DateValue { iso: "2023-03-0008".into(), original: "2023-03-0008".into() });
+        assert!(!quote_holds_value(&invoice_number, "Invoice No: 2023-03-0008"));
+        let written = AnswerValue::Date(DateValue { iso: "2020-01-01".into(), original: "1er janvier 2020".into() });
+        assert!(quote_holds_value(&written, "Date d'effet : 1er janvier 2020"));
+        let reference = AnswerValue::Date(DateValue { iso: "2023-03-08".into(), original: "2023-03-0008".into() });
+        assert!(!quote_holds_value(&reference, "Invoice No: 2023-03-0008"));
+        let month = AnswerValue::Date(DateValue { iso: "2019-03-01".into(), original: "March 2019".into() });
+        assert!(quote_holds_value(&month, "Effective March 2019"));
         let name = AnswerValue::Text("University of La Verne".into());
         assert!(quote_holds_value(&name, "University    of    La    Verne, La Verne, CA"));
         assert!(!quote_holds_value(&name, "EDUCATION"));

@@ -806,3 +806,87 @@ fn few_shot_examples_from_the_bank_become_a_fragment() {
     let picked = bank.select("Which river runs through the city?", &[], &FewShotSelection::default());
     assert!(picked.is_empty(), "{picked:?}");
 }
+
+// ------------------------------------------------- replies checked (issue 17)
+
+/// The AWS total reply with `edit` applied to its JSON.
+fn aws_reply(edit: impl FnOnce(&mut Value)) -> String {
+    let mut reply: Value = serde_json::from_str(&data("aws_total_found.json")).unwrap();
+    edit(&mut reply);
+    reply.to_string()
+}
+
+/// One combined call over the AWS invoice's first passage with `reply`.
+fn one_reply(question: &ParsedQuestion, document: &ParsedDocument, reply: String) -> docintel_schema::Generation {
+    let fake = FakeModel::new(vec![Reply::Content(reply)]);
+    let passages = [passage(1, 3, 1)];
+    LlmGenerator::new(&fake, "fake-model").generate(question, document, &passages, &mut Vec::new()).unwrap()
+}
+
+#[test]
+fn a_reply_that_denies_its_own_answer_is_not_found_with_the_models_words() {
+    let reply = aws_reply(|r| {
+        r["complete_answer_found"] = json!(false);
+        r["warnings"] = json!(["The passage does not give the total amount; $4.11 is a usage charge."]);
+    });
+    let generation = one_reply(&amount_question(ChunkStrategy::Combined), &aws(), reply);
+    let answer = &generation.answer;
+    assert!(!answer.feedback.answer_found && answer.items.is_empty(), "{answer:?}");
+    assert!(answer.feedback.warnings[0].contains("its own warnings say"), "{:?}", answer.feedback.warnings);
+    assert!(answer.feedback.warnings.iter().any(|w| w.contains("$4.11 is a usage charge")));
+}
+
+#[test]
+fn a_value_its_quote_does_not_hold_is_dropped_whether_a_word_or_the_prompts_example() {
+    // A one-word quote for a sentence answer.
+    let mut sentence = ParsedQuestion::unparsed("What does the invoice say about the total?", "t");
+    sentence.chunk_strategy = ChunkStrategy::Combined;
+    let reply = aws_reply(|r| {
+        r["items"][0]["value"] = json!("The total amount of this invoice is four dollars and eleven cents");
+        r["items"][0]["spans"][0]["quote"] = json!("Total");
+    });
+    let generation = one_reply(&sentence, &aws(), reply);
+    assert!(!generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("item 0 dropped")));
+
+    // A value from the prompt's format example, cited on a line without it.
+    let reply = aws_reply(|r| r["items"][0]["value"]["value"] = json!(1234.56));
+    let generation = one_reply(&amount_question(ChunkStrategy::Combined), &aws(), reply);
+    assert!(!generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("\"1234.56")));
+
+    // The system prompt carries no sample amount a model could copy.
+    let (system, _) = build_system_prompt_with_examples(&amount_question(ChunkStrategy::Combined), &[]);
+    assert!(!system.contains("1234.56") && !system.contains("1.234,56"), "{system}");
+}
+
+#[test]
+fn quotes_with_copied_line_columns_and_short_table_rows_are_repaired() {
+    let doc = aws();
+    let reply = aws_reply(|r| r["items"][0]["spans"][0]["quote"] = json!("3\t1\t3\tTotal Amount $4.11"));
+    let generation = one_reply(&amount_question(ChunkStrategy::Combined), &doc, reply);
+    assert!(generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    assert_eq!(generation.answer.items[0].spans[0].quote, "Total Amount $4.11");
+    assert!(verify_citations(&generation.answer, &doc, &generation.passages_shown).is_empty());
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("line-number columns")));
+
+    let mut table = ParsedQuestion::unparsed("List the invoice fields as a table", "t");
+    table.answer_shape = AnswerShape::Table;
+    table.answer_type = "table".into();
+    table.chunk_strategy = ChunkStrategy::Combined;
+    let reply = aws_reply(|r| {
+        r["items"][0]["value"] = json!({
+            "headers": ["field", "value"],
+            "rows": [["Invoice Number", "42183017"], ["Invoice Date"], ["Total Amount", "$4.11"]]
+        });
+        r["items"][0]["spans"] =
+            json!([{"line_start": 1, "line_end": 3, "page": 1, "quote": "Invoice Number: 42183017"}]);
+    });
+    let generation = one_reply(&table, &doc, reply);
+    assert!(generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    match &generation.answer.items[0].value {
+        AnswerValue::Table(t) => assert_eq!(t.rows().len(), 2),
+        other => panic!("{other:?}"),
+    }
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("1 of 3 table row(s)")));
+}
