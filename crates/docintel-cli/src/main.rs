@@ -182,6 +182,11 @@ struct AskArgs {
     /// (default: $DOCINTEL_LLM_BASE_URL; with only $OPENAI_API_KEY set, OpenAI).
     #[arg(long, help_heading = "Generation")]
     llm_base_url: Option<String>,
+    /// Generation: the model's context window in tokens (default:
+    /// $DOCINTEL_LLM_CONTEXT, else what the server reports — llama.cpp,
+    /// vLLM, Ollama — else the models table); every call is fitted in it.
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(256..), help_heading = "Generation")]
+    llm_context: Option<u64>,
     /// Generation: answer offline with the extractive generator even when an
     /// endpoint is configured.
     #[arg(long, help_heading = "Generation")]
@@ -346,6 +351,20 @@ fn generator_choice(args: &AskArgs) -> Result<GeneratorChoice, UsageError> {
     Ok(GeneratorChoice::Llm { config, model })
 }
 
+/// The context window the caller gave: `--llm-context`, else `$DOCINTEL_LLM_CONTEXT`.
+fn llm_context(args: &AskArgs) -> Result<Option<u64>, UsageError> {
+    if args.llm_context.is_some() {
+        return Ok(args.llm_context);
+    }
+    match std::env::var("DOCINTEL_LLM_CONTEXT").ok().filter(|v| !v.trim().is_empty()) {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n >= 256 => Ok(Some(n)),
+            _ => Err(UsageError(format!("DOCINTEL_LLM_CONTEXT={v:?} is not a context size in tokens (256 or more)"))),
+        },
+    }
+}
+
 /// Whether the file starts (within its first KiB) with a `%PDF-` header; an unreadable file
 /// counts as one (the parse then reports it).
 fn looks_like_pdf(path: &Path) -> bool {
@@ -398,6 +417,7 @@ fn escape_controls(text: &str) -> String {
 fn ask(args: AskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
     options.generator = generator_choice(&args)?;
+    options.llm_context = llm_context(&args)?;
     options.satellites_dir = args.satellites.clone();
     options.dictionary = args.dictionary.clone();
     options.strategy = match args.strategy.as_deref() {

@@ -154,7 +154,8 @@ fn mock_openai_replies(
             stream.set_nonblocking(false).unwrap();
             idle_since = std::time::Instant::now();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
+            let (mut length, mut request_line) = (0, String::new());
+            reader.read_line(&mut request_line).unwrap();
             loop {
                 let mut line = String::new();
                 reader.read_line(&mut line).unwrap();
@@ -168,6 +169,13 @@ fn mock_openai_replies(
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let body = String::from_utf8(body).unwrap();
+            // Anything but a chat completion (the context-window questions:
+            // /props, /v1/models, /api/*) is a route this server lacks.
+            if !request_line.starts_with("POST /v1/chat/completions") {
+                let missing = "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+                stream.write_all(missing.as_bytes()).unwrap();
+                continue;
+            }
             // The question parser's call gets a FullParse; every other call
             // the answer.
             let schema_name = serde_json::from_str::<Value>(&body).unwrap()["response_format"]["json_schema"]["name"]
@@ -1181,4 +1189,157 @@ fn a_corpus_link_to_a_file_outside_the_folder_is_left_out() {
     assert_eq!(value["_meta"]["corpus"]["lines_shown"].as_array().unwrap().len(), 1, "{:#}", value["_meta"]["corpus"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside"), "no warning");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A llama.cpp-like server on 127.0.0.1 with an `n_ctx`-token context: `GET
+/// /props` reports it when `advertise` (else 404), a chat request whose
+/// prompt passes it (counted at 3.2 characters per token, a tokenizer harsher
+/// than docintel's estimate) gets llama.cpp's HTTP 400, any other a listing
+/// reply citing the longest passage row it was shown. Returns the base URL and
+/// a handle yielding `(status, prompt tokens)` per chat request.
+fn mock_llama(n_ctx: usize, advertise: bool) -> (String, std::thread::JoinHandle<Vec<(u16, usize)>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let mut chats: Vec<(u16, usize)> = Vec::new();
+        listener.set_nonblocking(true).unwrap();
+        let mut idle_since = std::time::Instant::now();
+        // Ends 3 s after the last request (the client is done by then) or at 60 s idle.
+        while idle_since.elapsed() < std::time::Duration::from_secs(if chats.is_empty() { 60 } else { 3 }) {
+            let mut stream = match listener.accept() {
+                Ok((stream, _)) => stream,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    continue;
+                }
+                Err(e) => panic!("accept: {e}"),
+            };
+            stream.set_nonblocking(false).unwrap();
+            idle_since = std::time::Instant::now();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut length, mut request_line) = (0, String::new());
+            reader.read_line(&mut request_line).unwrap();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let (status, reply) = if request_line.starts_with("GET /props") {
+                if advertise {
+                    (200, serde_json::json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}))
+                } else {
+                    (404, serde_json::json!({"error": {"code": 404, "message": "File Not Found"}}))
+                }
+            } else if request_line.starts_with("POST /v1/chat/completions") {
+                let request: Value = serde_json::from_slice(&body).unwrap();
+                let prompt: String = request["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m["content"].as_str().unwrap_or_default())
+                    .collect();
+                let tokens = (prompt.chars().count() as f64 / 3.2).ceil() as usize;
+                if tokens > n_ctx {
+                    chats.push((400, tokens));
+                    (
+                        400,
+                        serde_json::json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": tokens, "n_ctx": n_ctx}}),
+                    )
+                } else {
+                    chats.push((200, tokens));
+                    let user = request["messages"][1]["content"].as_str().unwrap_or_default();
+                    // The longest row shown (page headers repeat; long rows do not).
+                    let row = user
+                        .lines()
+                        .filter_map(|line| {
+                            let mut columns = line.splitn(4, '\t');
+                            let (id, page, _, text) =
+                                (columns.next()?, columns.next()?, columns.next()?, columns.next()?);
+                            Some((id.parse::<u32>().ok()?, page.parse::<u32>().ok()?, text.to_owned()))
+                        })
+                        .max_by_key(|(_, _, text)| text.len());
+                    let (id, page, text) = row.unwrap();
+                    let content = serde_json::json!({
+                        "items": [{"value": text, "text": null, "spans": [{"line_start": id, "line_end": id, "page": page, "quote": text}]}],
+                        "answer_found": true, "complete_answer_found": true, "confidence": 0.8, "warnings": [],
+                        "keywords_found": [], "llm_discovered_keywords": [], "conflicting_evidence": false,
+                        "context_structured": true, "suggested_clarification": null
+                    });
+                    (
+                        200,
+                        serde_json::json!({
+                            "id": format!("chatcmpl-{}", chats.len()), "object": "chat.completion", "created": 0, "model": "mock-llama",
+                            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content.to_string()}}],
+                            "usage": {"prompt_tokens": tokens, "completion_tokens": 40, "total_tokens": tokens + 40}
+                        }),
+                    )
+                }
+            } else {
+                (404, serde_json::json!({"error": {"code": 404, "message": "File Not Found"}}))
+            };
+            let reply = reply.to_string();
+            let response = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+            stream.write_all(response.as_bytes()).unwrap();
+        }
+        chats
+    });
+    (base, handle)
+}
+
+#[test]
+fn a_long_section_listing_question_fits_a_4096_token_model() {
+    let pdf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/nist/nist_csf_2.0_excerpt.pdf");
+    let ask = |base: &str| {
+        let args = [
+            "ask",
+            pdf.to_str().unwrap(),
+            "List the Categories of the GOVERN Function",
+            "--json",
+            "--no-trace",
+            "--question-parser",
+            "rules",
+            "--router",
+            "keyword",
+            // A model the models table does not know: only the server can tell its context.
+            "--model",
+            "local-model",
+        ];
+        let out = docintel_llm(base, &args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+
+    // The server says its context is 4096 tokens: no call passes it.
+    let (base, server) = mock_llama(4096, true);
+    let value = ask(&base);
+    let chats = server.join().unwrap();
+    let meta = &value["_meta"];
+    assert!(chats.len() >= 2 && chats.iter().all(|(status, _)| *status == 200), "{chats:?}");
+    assert_eq!(meta["generation_notes"][0], "context window 4096 tokens (the server's /props (llama.cpp n_ctx))");
+    assert_eq!(meta["chunk_strategy_executed"], "sequential", "{meta:#}");
+    assert_eq!(meta["exit"], "gathered", "{meta:#}");
+    assert_eq!(value["answer"]["items"].as_array().unwrap().len(), chats.len(), "one item per call, gathered");
+    assert_eq!(value["citations_verified"], true, "{value:#}");
+
+    // A server that does not say: its refusal is read, the prompt split, the question answered.
+    let (base, server) = mock_llama(4096, false);
+    let value = ask(&base);
+    let chats = server.join().unwrap();
+    assert!(chats.iter().any(|(status, _)| *status == 400), "{chats:?}");
+    assert!(chats.last().is_some_and(|(status, _)| *status == 200), "{chats:?}");
+    let notes = value["_meta"]["generation_notes"].to_string();
+    assert!(notes.contains("context window unknown") && notes.contains("refused a prompt"), "{notes}");
+    assert_eq!(value["answer"]["answer_found"], true, "{value:#}");
+    assert_eq!(value["citations_verified"], true, "{value:#}");
 }

@@ -34,6 +34,7 @@
 //! is kept in the trace and read as an unusable reply (an honest not-found
 //! for that call, a warning naming the reply); sequential goes on.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use docintel_schema::registry::{self, RegistryEntry};
@@ -233,6 +234,87 @@ impl<L: LanguageModel> LlmGenerator<L> {
         self.request_for(question, entry.name, entry.json_schema(), document, passages)
     }
 
+    /// Input tokens one call may carry in a `window`-token context: its
+    /// headroom share, and never more than the window less the reply cap.
+    fn input_limit(&self, window: Option<u64>) -> Option<u64> {
+        let window = window?;
+        let share = (window as f64 * self.options.headroom).floor() as u64;
+        let reply = self.max_output_tokens.map_or(0, u64::from);
+        Some(share.min(window.saturating_sub(reply)).max(1))
+    }
+
+    /// `passages` with every passage whose prompt alone would pass `limit`
+    /// cut into consecutive line ranges that fit (a line too long on its own
+    /// is a piece by itself), and how many passages were cut.
+    fn fit_passages(
+        &self,
+        question: &ParsedQuestion,
+        target: &Target<'_>,
+        document: &ParsedDocument,
+        passages: &[Passage],
+        limit: u64,
+    ) -> (Vec<Passage>, usize) {
+        let cpt = self.options.chars_per_token;
+        let estimate = |batch: &[Passage]| {
+            let (request, _) = self.request_for(question, target.name(), target.schema(), document, batch);
+            estimate_input_tokens(&request, cpt)
+        };
+        let overhead = estimate(&[]);
+        let mut out = Vec::new();
+        let mut split = 0;
+        for passage in passages {
+            if estimate(std::slice::from_ref(passage)) <= limit {
+                out.push(passage.clone());
+                continue;
+            }
+            split += 1;
+            // A row costs its text and its three number columns.
+            let row_tokens = |id: u32| {
+                document.line(id).map_or(0.0, |l| (l.text.chars().count() + 16) as f64 / cpt.max(0.5)).ceil() as u64
+            };
+            let header = (64.0 / cpt.max(0.5)).ceil() as u64;
+            let (mut start, mut used) = (passage.line_start, overhead + header);
+            for id in passage.line_start..=passage.line_end {
+                let cost = row_tokens(id);
+                if id > start && used + cost > limit {
+                    out.push(piece(document, passage, start, id - 1));
+                    (start, used) = (id, overhead + header);
+                }
+                used += cost;
+            }
+            out.push(piece(document, passage, start, passage.line_end));
+        }
+        (out, split)
+    }
+
+    /// `batch` fitted under `limit` and packed, in order, into as few calls
+    /// as fit.
+    fn pack(
+        &self,
+        question: &ParsedQuestion,
+        target: &Target<'_>,
+        document: &ParsedDocument,
+        batch: &[Passage],
+        limit: Option<u64>,
+    ) -> Vec<Vec<Passage>> {
+        let Some(limit) = limit else { return vec![batch.to_vec()] };
+        let (pieces, _) = self.fit_passages(question, target, document, batch, limit);
+        let mut out: Vec<Vec<Passage>> = Vec::new();
+        for piece in pieces {
+            let grows = out.last().is_some_and(|last| {
+                let mut grown = last.clone();
+                grown.push(piece.clone());
+                let (request, _) = self.request_for(question, target.name(), target.schema(), document, &grown);
+                estimate_input_tokens(&request, self.options.chars_per_token) <= limit
+            });
+            match out.last_mut() {
+                Some(last) if grows => last.push(piece),
+                _ => out.push(vec![piece]),
+            }
+        }
+        out
+    }
+
     fn request_for(
         &self,
         question: &ParsedQuestion,
@@ -326,37 +408,54 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
         let (_, fragments) = prompt::build_system_prompt_with_examples(question, &self.examples);
         let options = &self.options;
         let mut notes: Vec<String> = Vec::new();
+        let estimate_for = |batch: &[Passage]| {
+            let (request, _) = self.request_for(question, target.name(), schema.clone(), document, batch);
+            estimate_input_tokens(&request, options.chars_per_token)
+        };
+        // With a known window, a passage whose prompt alone would not fit is
+        // read in consecutive pieces that do.
+        let mut limit = self.input_limit(options.context_window);
+        let fitted: Vec<Passage> = match limit {
+            Some(limit) => {
+                let (pieces, split) = self.fit_passages(question, &target, document, passages, limit);
+                if split > 0 {
+                    notes.push(format!(
+                        "{split} passage(s) longer than the ~{limit}-token input limit of the {}-token context window read in {} piece(s)",
+                        options.context_window.unwrap_or_default(),
+                        pieces.len() - (passages.len() - split)
+                    ));
+                }
+                pieces
+            }
+            None => passages.to_vec(),
+        };
         let mut sequential = question.chunk_strategy == ChunkStrategy::Sequential;
+        // A combined question read in several calls only because of the
+        // window: a list or table is gathered from every call, not from the
+        // first that suffices.
+        let mut split_for_context = false;
         if !sequential
-            && passages.len() > 1
-            && let Some(window) = options.context_window
+            && fitted.len() > 1
+            && let (Some(window), Some(limit)) = (options.context_window, limit)
         {
-            let (combined, _) = self.request_for(question, target.name(), schema.clone(), document, passages);
-            let estimate = estimate_input_tokens(&combined, options.chars_per_token);
-            let limit = (window as f64 * options.headroom).floor() as u64;
+            let estimate = estimate_for(&fitted);
             if estimate > limit {
                 sequential = true;
+                split_for_context = true;
                 notes.push(format!(
                     "combined prompt ~{estimate} tokens would fill {:.0}% of the {window}-token context window \
-                     (limit {:.0}%): switched to sequential",
+                     (input limit ~{limit} tokens): switched to sequential",
                     estimate as f64 * 100.0 / window.max(1) as f64,
-                    options.headroom * 100.0
                 ));
             }
         }
-        let batches: Vec<&[Passage]> = if sequential {
-            let fits = |batch: &[Passage]| match options.context_window {
-                Some(window) => {
-                    let (request, _) = self.request_for(question, target.name(), schema.clone(), document, batch);
-                    estimate_input_tokens(&request, options.chars_per_token) as f64 <= window as f64 * options.headroom
-                }
-                None => true,
-            };
-            sequential_batches(passages, fits)
-        } else if passages.is_empty() {
-            Vec::new()
+        let mut queue: VecDeque<Vec<Passage>> = if sequential {
+            let fits = |batch: &[Passage]| limit.is_none_or(|limit| estimate_for(batch) <= limit);
+            sequential_batches(&fitted, fits).into_iter().map(<[Passage]>::to_vec).collect()
+        } else if fitted.is_empty() {
+            VecDeque::new()
         } else {
-            vec![passages]
+            VecDeque::from([fitted.clone()])
         };
 
         let started = Instant::now();
@@ -366,19 +465,21 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
         let mut calls: Vec<GenerationCall> = Vec::new();
         let mut model_used: Option<String> = None;
         let mut exit = "exhausted";
-        for (index, batch) in batches.iter().enumerate() {
-            let call = index as u32 + 1;
-            let (request, _) = self.request_for(question, target.name(), schema.clone(), document, batch);
+        let mut call = 0u32;
+        let mut refused = 0u32;
+        while let Some(batch) = queue.pop_front() {
+            call += 1;
+            let (request, _) = self.request_for(question, target.name(), schema.clone(), document, &batch);
             let estimate = estimate_input_tokens(&request, options.chars_per_token);
+            let unshown = batch.len() + queue.iter().map(Vec::len).sum::<usize>();
             if let Some(budget) = options.time_budget
                 && started.elapsed() >= budget
             {
                 exit = "time_budget";
                 notes.push(format!(
-                    "time budget of {} ms spent after {} call(s): {} passage(s) not shown",
+                    "time budget of {} ms spent after {} call(s): {unshown} passage(s) not shown",
                     budget.as_millis(),
-                    index,
-                    batches[index..].iter().map(|b| b.len()).sum::<usize>()
+                    call - 1,
                 ));
                 break;
             }
@@ -388,27 +489,68 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             {
                 exit = "token_budget";
                 notes.push(format!(
-                    "token budget {budget}: {spent} spent, call {call} needs ~{estimate} input tokens: {} passage(s) not shown",
-                    batches[index..].iter().map(|b| b.len()).sum::<usize>()
+                    "token budget {budget}: {spent} spent, call {call} needs ~{estimate} input tokens: {unshown} passage(s) not shown"
                 ));
                 break;
             }
-            if let Some(window) = options.context_window
-                && estimate as f64 > window as f64 * options.headroom
+            if let Some(limit) = limit
+                && estimate > limit
             {
-                notes.push(format!(
-                    "call {call}: prompt ~{estimate} tokens is over {:.0}% of the {window}-token context window",
-                    options.headroom * 100.0
-                ));
+                notes.push(format!("call {call}: prompt ~{estimate} tokens is over the ~{limit}-token input limit"));
             }
             // A reply cut at the output token limit reached us but is not
             // an answer: it is recorded and read as an unusable reply (the
-            // next batch may still answer). Any other failure aborts.
+            // next batch may still answer). A prompt the server refused as
+            // longer than its context is split in two and asked again. Any
+            // other failure aborts.
             let (response, cut) = match self.model.complete(&request) {
                 Ok(response) => (response, false),
-                Err(error) => match L::cut_reply(&error) {
-                    Some(raw) => (LlmResponse::cut(raw), true),
-                    None => return Err(LlmGenerateError::Model { call, source: Box::new(error) }),
+                Err(error) => match (L::cut_reply(&error), L::context_overflow(&error)) {
+                    (Some(raw), _) => (LlmResponse::cut(raw), true),
+                    (None, Some(overflow)) => {
+                        let Some((first, second)) = split_batch(document, &batch) else {
+                            return Err(LlmGenerateError::Model { call, source: Box::new(error) });
+                        };
+                        refused += 1;
+                        // What the server named, else a quarter under what it refused.
+                        let learned = match overflow.window {
+                            Some(window) => self.input_limit(Some(window)),
+                            None => Some(estimate.saturating_mul(3) / 4),
+                        };
+                        limit = match (limit, learned) {
+                            (Some(a), Some(b)) => Some(a.min(b)),
+                            (a, b) => a.or(b),
+                        };
+                        notes.push(format!(
+                            "call {call}: the server refused a prompt of ~{estimate} tokens as longer than the model's context{}: split in two and asked again",
+                            overflow.window.map(|w| format!(" ({w} tokens)")).unwrap_or_default()
+                        ));
+                        trace.record(TraceEvent {
+                            brick: "generate".to_owned(),
+                            step: "llm_context_overflow".to_owned(),
+                            detail: json!({
+                                "call": call,
+                                "estimated_input_tokens": estimate,
+                                "window": overflow.window,
+                                "passages": batch.iter().map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end)).collect::<Vec<_>>(),
+                                "error": error.to_string(),
+                            }),
+                        });
+                        if !sequential {
+                            sequential = true;
+                            split_for_context = true;
+                        }
+                        // The rest is packed again under the learned limit.
+                        let rest: Vec<Vec<Passage>> = queue.drain(..).collect();
+                        queue.push_back(first);
+                        queue.push_back(second);
+                        for later in rest {
+                            queue.extend(self.pack(question, &target, document, &later, limit));
+                        }
+                        call -= 1;
+                        continue;
+                    }
+                    (None, None) => return Err(LlmGenerateError::Model { call, source: Box::new(error) }),
                 },
             };
             shown.extend(batch.iter().cloned());
@@ -428,8 +570,8 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     json: None,
                     span_problems: 0,
                 },
-                Target::Registry(entry) => parse_reply(question, entry, &response, document, batch),
-                Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, batch),
+                Target::Registry(entry) => parse_reply(question, entry, &response, document, &batch),
+                Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, &batch),
             };
             calls.push(GenerationCall {
                 call,
@@ -465,15 +607,22 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             });
             let done = reply.sufficient();
             replies.push(reply);
-            if done {
+            if done && !(split_for_context && gathers(question.answer_shape)) {
                 exit = "sufficient";
                 break;
             }
         }
-
         let n_calls = replies.len() as u32;
         let strategy = if sequential { "sequential" } else { "combined" };
-        let (mut answer, answer_json) = choose(question, target.name(), replies, passages.is_empty());
+        let gathered = split_for_context && gathers(question.answer_shape) && replies.len() > 1;
+        let (mut answer, answer_json) = if gathered {
+            (gather(question, target.name(), replies), None)
+        } else {
+            choose(question, target.name(), replies, passages.is_empty())
+        };
+        if gathered && exit == "exhausted" {
+            exit = if answer.feedback.answer_found { "gathered" } else { "exhausted" };
+        }
         if exit == "token_budget" || exit == "time_budget" {
             for note in &notes {
                 if note.contains("budget") && !answer.feedback.warnings.contains(note) {
@@ -492,6 +641,8 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
                 "tokens_per_call": calls.iter().map(|c| c.usage.input_tokens).collect::<Vec<_>>(),
+                "context_refusals": refused,
+                "split_for_context": split_for_context,
                 "notes": notes,
             }),
         });
@@ -549,6 +700,96 @@ fn choose(
         }
     }
     (answer, chosen.json)
+}
+
+/// Whether an answer of this shape is gathered from every call when the
+/// passages had to be split to fit the window.
+fn gathers(shape: AnswerShape) -> bool {
+    matches!(shape, AnswerShape::Listing | AnswerShape::Table)
+}
+
+/// One answer from the replies of a list read in pieces: every found item,
+/// once (same value), in document order; complete when some reply found
+/// items and none of the calls reports a missing part it could have seen;
+/// every warning kept, prefixed by its call.
+fn gather(question: &ParsedQuestion, schema_name: &str, replies: Vec<Reply>) -> Answer {
+    let found: Vec<&Reply> = replies.iter().filter(|r| r.answer.feedback.answer_found).collect();
+    if found.is_empty() {
+        let (answer, _) = choose(question, schema_name, replies, false);
+        return answer;
+    }
+    let mut items: Vec<Item<AnswerValue>> = Vec::new();
+    for reply in &found {
+        for item in &reply.answer.items {
+            let key = docintel_schema::text::squash(&item.value.to_string());
+            if !items.iter().any(|kept| docintel_schema::text::squash(&kept.value.to_string()) == key) {
+                items.push(item.clone());
+            }
+        }
+    }
+    items.sort_by_key(|item| item.spans.first().map_or(u32::MAX, |s| s.line_start));
+    let mut feedback = found[0].answer.feedback.clone();
+    feedback.answer_found = true;
+    feedback.complete_answer_found = found.iter().any(|r| r.answer.feedback.complete_answer_found);
+    feedback.confidence = found.iter().map(|r| r.answer.feedback.confidence).fold(1.0, f64::min);
+    feedback.conflicting_evidence = found.iter().any(|r| r.answer.feedback.conflicting_evidence);
+    feedback.warnings = replies
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.answer.feedback.warnings.iter().map(move |w| format!("call {}: {w}", i + 1)))
+        .collect();
+    feedback.warnings.insert(
+        0,
+        format!(
+            "the passages did not fit the model's context in one call: {} items gathered from {} call(s)",
+            items.len(),
+            replies.len()
+        ),
+    );
+    for reply in &found[1..] {
+        for word in &reply.answer.feedback.keywords_found {
+            if !feedback.keywords_found.contains(word) {
+                feedback.keywords_found.push(word.clone());
+            }
+        }
+    }
+    Answer {
+        answer_shape: question.answer_shape,
+        answer_type: question.answer_type.clone(),
+        items,
+        extraction_method: ExtractionMethod::Llm,
+        feedback,
+    }
+}
+
+/// A batch the server refused, in two halves: by passages when it has
+/// several, else the one passage by lines; `None` for a single line.
+fn split_batch(document: &ParsedDocument, batch: &[Passage]) -> Option<(Vec<Passage>, Vec<Passage>)> {
+    if batch.len() > 1 {
+        let half = batch.len() / 2;
+        return Some((batch[..half].to_vec(), batch[half..].to_vec()));
+    }
+    let passage = batch.first()?;
+    if passage.line_start >= passage.line_end {
+        return None;
+    }
+    let middle = passage.line_start + (passage.line_end - passage.line_start) / 2;
+    Some((
+        vec![piece(document, passage, passage.line_start, middle)],
+        vec![piece(document, passage, middle + 1, passage.line_end)],
+    ))
+}
+
+/// Lines `start..=end` of `passage` as a passage of their own (on the page of
+/// their first line, anchored inside them).
+fn piece(document: &ParsedDocument, passage: &Passage, start: u32, end: u32) -> Passage {
+    Passage {
+        line_start: start,
+        line_end: end,
+        page: document.line(start).map_or(passage.page, |l| l.page),
+        anchor_line: passage.anchor_line.clamp(start, end),
+        ..passage.clone()
+    }
 }
 
 fn failure(question: &ParsedQuestion, schema_name: &str, warning: String) -> Answer {

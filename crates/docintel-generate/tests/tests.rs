@@ -191,10 +191,16 @@ struct FakeModel {
     requests: RefCell<Vec<LlmRequest>>,
     /// Time each call takes.
     delay: std::time::Duration,
+    /// Requests estimated (characters / 4) above this many tokens are
+    /// refused as a server refuses a prompt longer than its context.
+    context: Option<u64>,
 }
 
 enum Reply {
     Content(String),
+    /// A listing reply citing the first passage row of the request, as a
+    /// model reading what it was shown would.
+    FirstRow,
     Truncated,
     /// A transport failure such as a timeout after the retries.
     Fail(&'static str),
@@ -202,7 +208,7 @@ enum Reply {
 
 #[derive(Debug, thiserror::Error)]
 #[error("fake transport: {0}")]
-struct FakeError(String, Option<Value>);
+struct FakeError(String, Option<Value>, Option<docintel_schema::ContextOverflow>);
 
 impl FakeModel {
     fn new(replies: Vec<Reply>) -> FakeModel {
@@ -210,6 +216,7 @@ impl FakeModel {
             replies: RefCell::new(replies.into()),
             requests: RefCell::new(Vec::new()),
             delay: std::time::Duration::ZERO,
+            context: None,
         }
     }
     fn calls(&self) -> usize {
@@ -222,20 +229,30 @@ impl LanguageModel for &FakeModel {
     fn cut_reply(error: &FakeError) -> Option<&Value> {
         error.1.as_ref()
     }
+    fn context_overflow(error: &FakeError) -> Option<docintel_schema::ContextOverflow> {
+        error.2
+    }
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, FakeError> {
         self.requests.borrow_mut().push(request.clone());
         std::thread::sleep(self.delay);
         let n = self.requests.borrow().len();
-        let reply = self.replies.borrow_mut().pop_front().ok_or_else(|| FakeError("no more replies".into(), None))?;
+        let chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
+        if self.context.is_some_and(|context| chars as u64 / 4 > context) {
+            let overflow = docintel_schema::ContextOverflow { window: None };
+            return Err(FakeError("the request exceeds the available context size".into(), None, Some(overflow)));
+        }
+        let reply =
+            self.replies.borrow_mut().pop_front().ok_or_else(|| FakeError("no more replies".into(), None, None))?;
         let content = match reply {
             Reply::Content(content) => content,
+            Reply::FirstRow => first_row_reply(&request.messages[1].content),
             Reply::Truncated => {
                 let raw = json!({"id": format!("fake-{n}"), "model": "fake-model",
                                  "choices": [{"message": {"content": "{\"items\": [{\"value\": \"aaaa"}, "finish_reason": "length"}],
                                  "usage": {"prompt_tokens": 700, "completion_tokens": 1024}});
-                return Err(FakeError(format!("response fake-{n} was cut at the output token limit"), Some(raw)));
+                return Err(FakeError(format!("response fake-{n} was cut at the output token limit"), Some(raw), None));
             }
-            Reply::Fail(why) => return Err(FakeError(why.to_owned(), None)),
+            Reply::Fail(why) => return Err(FakeError(why.to_owned(), None, None)),
         };
         let input_tokens = (request.messages.iter().map(|m| m.content.len()).sum::<usize>() / 4) as u64;
         let usage = Usage { input_tokens, output_tokens: (content.len() / 4) as u64, cached_tokens: 0 };
@@ -248,6 +265,23 @@ impl LanguageModel for &FakeModel {
             raw: json!({"id": format!("fake-{n}"), "model": "fake-model", "choices": [{"message": {"content": content}}]}),
         })
     }
+}
+
+/// A listing reply whose one item is the first passage row of `user`.
+fn first_row_reply(user: &str) -> String {
+    let row = user.lines().find_map(|line| {
+        let mut columns = line.splitn(4, '\t');
+        let (id, page, _, text) = (columns.next()?, columns.next()?, columns.next()?, columns.next()?);
+        Some((id.parse::<u32>().ok()?, page.parse::<u32>().ok()?, text.to_owned()))
+    });
+    let Some((id, page, text)) = row else { return not_found("no rows") };
+    json!({
+        "items": [{"value": text, "text": null, "spans": [{"line_start": id, "line_end": id, "page": page, "quote": text}]}],
+        "answer_found": true, "complete_answer_found": true, "confidence": 0.8, "warnings": [],
+        "keywords_found": [], "llm_discovered_keywords": [], "conflicting_evidence": false,
+        "context_structured": true, "suggested_clarification": null
+    })
+    .to_string()
 }
 
 fn data(name: &str) -> String {
@@ -549,8 +583,10 @@ fn combined_switches_to_sequential_when_the_prompt_would_crowd_the_context_windo
     let options = DispatchOptions { context_window: Some(window), ..DispatchOptions::default() };
     let fake = FakeModel::new(vec![Reply::Content(data("aws_total_found.json"))]);
     let mut trace: Vec<TraceEvent> = Vec::new();
+    // (A small reply cap: the window is tiny, and the cap is taken from it.)
     let generation = LlmGenerator::new(&fake, "m")
         .with_options(options)
+        .with_max_output_tokens(Some(64))
         .generate(&question, &doc, &three_passages(), &mut trace)
         .unwrap();
     assert_eq!(generation.strategy_executed, "sequential");
@@ -889,4 +925,60 @@ fn quotes_with_copied_line_columns_and_short_table_rows_are_repaired() {
         other => panic!("{other:?}"),
     }
     assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("1 of 3 table row(s)")));
+}
+
+/// A 60-line section of controls, one page.
+fn long_section() -> (ParsedDocument, ParsedQuestion) {
+    let rows: Vec<(String, u32)> = (1..=60)
+        .map(|i| (format!("AC-{i} Access control policy and procedures for system component number {i}"), 1))
+        .collect();
+    let mut question = ParsedQuestion::unparsed("List the access controls of the section", "t");
+    question.answer_shape = AnswerShape::Listing;
+    question.chunk_strategy = ChunkStrategy::Combined;
+    (document(&rows), question)
+}
+
+#[test]
+fn a_section_longer_than_the_window_is_read_in_pieces_that_fit_and_the_list_gathered() {
+    let (doc, question) = long_section();
+    let window = 1_600;
+    let options = DispatchOptions { context_window: Some(window), ..DispatchOptions::default() };
+    let fake = FakeModel::new((0..20).map(|_| Reply::FirstRow).collect());
+    let generator = LlmGenerator::new(&fake, "m").with_options(options).with_max_output_tokens(Some(256));
+    let generation = generator.generate(&question, &doc, &[passage(1, 60, 1)], &mut Vec::new()).unwrap();
+    let limit = (window as f64 * docintel_generate::llm::DEFAULT_HEADROOM) as u64;
+    let requests = fake.requests.borrow();
+    assert!(requests.len() >= 3, "{} call(s)", requests.len());
+    for request in requests.iter() {
+        assert!(estimate_input_tokens(request, 4.0) <= limit, "{}", estimate_input_tokens(request, 4.0));
+    }
+    // Every piece was read (a list is gathered, not stopped at the first reply).
+    let shown: u32 = generation.passages_shown.iter().map(|p| p.line_end - p.line_start + 1).sum();
+    assert_eq!(shown, 60);
+    assert_eq!(generation.answer.items.len(), requests.len());
+    assert_eq!(generation.exit, "gathered");
+    assert!(generation.notes.iter().any(|n| n.contains("read in")), "{:?}", generation.notes);
+    assert!(verify_citations(&generation.answer, &doc, &generation.passages_shown).is_empty());
+}
+
+#[test]
+fn a_prompt_the_server_refuses_as_too_long_is_split_and_asked_again() {
+    let (doc, question) = long_section();
+    // No window known: the server's refusal is the only signal.
+    let mut fake = FakeModel::new((0..20).map(|_| Reply::FirstRow).collect());
+    fake.context = Some(900);
+    let mut trace: Vec<TraceEvent> = Vec::new();
+    let generation = LlmGenerator::new(&fake, "m").generate(&question, &doc, &[passage(1, 60, 1)], &mut trace).unwrap();
+    assert!(generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    assert!(generation.notes.iter().any(|n| n.contains("refused a prompt")), "{:?}", generation.notes);
+    assert!(trace.iter().any(|e| e.step == "llm_context_overflow"));
+    let shown: u32 = generation.passages_shown.iter().map(|p| p.line_end - p.line_start + 1).sum();
+    assert_eq!(shown, 60, "every line read once the pieces fit");
+    assert!(verify_citations(&generation.answer, &doc, &generation.passages_shown).is_empty());
+    // A single line longer than the context cannot be split: an error, not a loop.
+    let mut tiny = FakeModel::new(vec![Reply::FirstRow]);
+    tiny.context = Some(10);
+    let error = LlmGenerator::new(&tiny, "m").generate(&question, &doc, &[passage(1, 60, 1)], &mut Vec::new());
+    assert!(error.is_err());
+    assert!(tiny.calls() <= 8, "{} calls", tiny.calls());
 }

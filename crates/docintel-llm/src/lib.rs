@@ -27,7 +27,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use docintel_schema::{LanguageModel, LlmRequest, LlmResponse};
+use docintel_schema::{ContextOverflow, LanguageModel, LlmRequest, LlmResponse};
 use sha2::{Digest, Sha256};
 
 pub mod openai;
@@ -121,6 +121,35 @@ impl std::fmt::Display for LlmError {
     }
 }
 
+impl LlmError {
+    /// Whether this is a server refusing a prompt longer than the model's
+    /// context, and the window its message names. Read off the messages of
+    /// OpenAI and vLLM (`maximum context length is N tokens`), llama.cpp
+    /// (`exceeds the available context size`, `n_ctx`) and the
+    /// `context_length_exceeded` code: an HTTP 400 or 413 that says so.
+    pub fn context_overflow(&self) -> Option<ContextOverflow> {
+        let LlmError::Status { status: 400 | 413, message } = self else { return None };
+        let lower = message.to_lowercase();
+        let says = lower.contains("context_length_exceeded")
+            || lower.contains("exceed_context_size")
+            || (lower.contains("context")
+                && ["exceed", "too long", "too large", "maximum", "longer than", "larger than"]
+                    .iter()
+                    .any(|w| lower.contains(w)));
+        if !says {
+            return None;
+        }
+        let number_after = |marker: &str| -> Option<u64> {
+            let at = lower.find(marker)? + marker.len();
+            let digits: String =
+                lower[at..].trim_start().chars().take_while(|c| c.is_ascii_digit() || *c == ',').collect();
+            digits.replace(',', "").parse().ok().filter(|n| *n > 0)
+        };
+        let window = number_after("maximum context length is").or_else(|| number_after("n_ctx"));
+        Some(ContextOverflow { window })
+    }
+}
+
 impl std::error::Error for LlmError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -179,6 +208,10 @@ impl LanguageModel for ReplayTransport {
             LlmError::Truncated { raw, .. } => Some(raw),
             _ => None,
         }
+    }
+
+    fn context_overflow(error: &LlmError) -> Option<ContextOverflow> {
+        error.context_overflow()
     }
 
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {

@@ -33,7 +33,7 @@ use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
     ChatCompletionRequestUserMessage, CreateChatCompletionRequest, ResponseFormat, ResponseFormatJsonSchema,
 };
-use docintel_schema::{LanguageModel, LlmRequest, LlmResponse, Usage};
+use docintel_schema::{ContextOverflow, LanguageModel, LlmRequest, LlmResponse, Usage};
 use serde_json::Value;
 
 use crate::LlmError;
@@ -141,6 +141,13 @@ pub fn chat_completions_url(base_url: &str) -> Result<reqwest::Url, String> {
     Ok(url)
 }
 
+/// Longest wait for one answer of [`OpenAiTransport::context_window`]'s questions.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The context Ollama gives a model without a `num_ctx` (its documented default on
+/// machines with less than 24 GiB of VRAM; longer prompts are cut silently).
+pub const OLLAMA_DEFAULT_CONTEXT: u64 = 4096;
+
 /// Most time one [`LanguageModel::complete`] call may take, retries and waits included:
 /// past it no new attempt starts (a hung server costs one timeout per attempt otherwise).
 pub const MAX_CALL_TIME: Duration = Duration::from_secs(300);
@@ -195,6 +202,100 @@ impl OpenAiTransport {
     pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> OpenAiTransport {
         self.deadline = deadline;
         self
+    }
+
+    /// The model's context window as the server reports it, and where it was
+    /// read, asking in turn (each question waits at most [`PROBE_TIMEOUT`]):
+    /// llama.cpp's `GET /props` (`default_generation_settings.n_ctx`, a slot's
+    /// share), vLLM's `GET {base}/models` (`max_model_len` of `model`), Ollama's
+    /// `GET /api/ps` (`context_length` of the loaded model), then `POST
+    /// /api/show` (its `num_ctx` parameter, else Ollama's default of
+    /// [`OLLAMA_DEFAULT_CONTEXT`], which it truncates past silently). `None`
+    /// when the server says nothing (hosted APIs: the caller's models table
+    /// knows them); api.openai.com and Azure are not asked.
+    pub fn context_window(&self, model: &str) -> Option<(u64, String)> {
+        let host = self.url.host_str().unwrap_or_default().to_ascii_lowercase();
+        if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
+            return None;
+        }
+        let mut root = self.url.clone();
+        root.set_query(None);
+        let base = {
+            let mut base = self.url.clone();
+            if let Ok(mut segments) = base.path_segments_mut() {
+                segments.pop().pop();
+            }
+            base
+        };
+        root.set_path("/");
+        let join = |url: &reqwest::Url, path: &str| -> Option<reqwest::Url> {
+            let mut url = url.clone();
+            let prefix = url.path().trim_end_matches('/').to_owned();
+            url.set_path(&format!("{prefix}/{path}"));
+            Some(url)
+        };
+        // The chat endpoint is {base}/chat/completions; the server's root has /props, /api/*.
+        let positive = |v: Option<&Value>| v.and_then(Value::as_u64).filter(|n| *n > 0);
+        if let Some(props) = join(&root, "props").and_then(|url| self.probe(url, None))
+            && let Some(n_ctx) =
+                positive(props.pointer("/default_generation_settings/n_ctx")).or_else(|| positive(props.get("n_ctx")))
+        {
+            return Some((n_ctx, "the server's /props (llama.cpp n_ctx)".to_owned()));
+        }
+        if let Some(models) = join(&base, "models").and_then(|url| self.probe(url, None)) {
+            let listed = models.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
+            let entry = listed.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(model));
+            if let Some(len) = positive(entry.or(listed.first()).and_then(|m| m.get("max_model_len"))) {
+                return Some((len, "the server's /models (max_model_len)".to_owned()));
+            }
+        }
+        if let Some(ps) = join(&root, "api/ps").and_then(|url| self.probe(url, None)) {
+            let loaded = ps.get("models").and_then(Value::as_array).cloned().unwrap_or_default();
+            let entry = loaded.iter().find(|m| {
+                m.get("name")
+                    .or(m.get("model"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| n == model || n.starts_with(&format!("{model}:")))
+            });
+            if let Some(len) = positive(entry.and_then(|m| m.get("context_length"))) {
+                return Some((len, "Ollama's /api/ps (context_length of the loaded model)".to_owned()));
+            }
+            let shown =
+                join(&root, "api/show").and_then(|url| self.probe(url, Some(serde_json::json!({"model": model}))));
+            let num_ctx = shown.as_ref().and_then(|v| v.get("parameters")).and_then(Value::as_str).and_then(|p| {
+                p.lines().find_map(|line| line.trim().strip_prefix("num_ctx")?.trim().parse::<u64>().ok())
+            });
+            return Some(match num_ctx {
+                Some(n) if n > 0 => (n, "Ollama's /api/show (num_ctx parameter)".to_owned()),
+                _ => (OLLAMA_DEFAULT_CONTEXT, "Ollama's default context (no num_ctx set for the model)".to_owned()),
+            });
+        }
+        None
+    }
+
+    /// One short GET (or POST of `body`) whose JSON reply is returned; `None` on any failure.
+    fn probe(&self, url: reqwest::Url, body: Option<Value>) -> Option<Value> {
+        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return None;
+        }
+        self.runtime.block_on(async {
+            let mut request = match &body {
+                Some(body) => {
+                    self.http.post(url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_string())
+                }
+                None => self.http.get(url),
+            };
+            request = request.timeout(PROBE_TIMEOUT.min(self.config.timeout));
+            if let Some(ApiKey(key)) = &self.config.api_key {
+                request = request.bearer_auth(key);
+            }
+            let response = request.send().await.ok()?;
+            if !response.status().is_success() || response.content_length().is_some_and(|n| n > 1 << 20) {
+                return None;
+            }
+            let bytes = response.bytes().await.ok()?;
+            serde_json::from_slice(&bytes).ok()
+        })
     }
 
     /// The configuration in use.
@@ -367,7 +468,11 @@ fn too_large() -> LlmError {
 fn error_message(bytes: &[u8]) -> String {
     let parsed: Option<Value> = serde_json::from_slice(bytes).ok();
     match parsed.as_ref().and_then(|v| v.pointer("/error/message")).and_then(Value::as_str) {
-        Some(message) => docintel_schema::text::truncate_chars(message, 300),
+        // llama.cpp names the context size beside the message, not in it.
+        Some(message) => match parsed.as_ref().and_then(|v| v.pointer("/error/n_ctx")).and_then(Value::as_u64) {
+            Some(n_ctx) => format!("{} (n_ctx {n_ctx})", docintel_schema::text::truncate_chars(message, 300)),
+            None => docintel_schema::text::truncate_chars(message, 300),
+        },
         None => docintel_schema::text::truncate_chars(String::from_utf8_lossy(bytes).trim(), 300),
     }
 }
@@ -390,6 +495,10 @@ impl LanguageModel for OpenAiTransport {
             LlmError::Truncated { raw, .. } => Some(raw),
             _ => None,
         }
+    }
+
+    fn context_overflow(error: &LlmError) -> Option<ContextOverflow> {
+        error.context_overflow()
     }
 
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {

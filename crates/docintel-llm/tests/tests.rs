@@ -116,7 +116,8 @@ fn read_request(stream: &mut TcpStream) -> Seen {
         assert!(n > 0);
         data.extend_from_slice(&buf[..n]);
     }
-    Seen { head, body: serde_json::from_slice(&data[header_end..header_end + length]).unwrap() }
+    // A GET has no body.
+    Seen { head, body: serde_json::from_slice(&data[header_end..header_end + length]).unwrap_or(Value::Null) }
 }
 
 fn completion(content: &str, finish_reason: &str) -> String {
@@ -393,4 +394,68 @@ fn a_deadline_bounds_every_call_of_a_question() {
         other => panic!("{other:?}"),
     }
     assert_eq!(server.finish().len(), 0);
+}
+
+#[test]
+fn a_prompt_refused_as_too_long_is_told_from_other_refusals() {
+    let llama = json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                                 "type": "exceed_context_size_error", "n_prompt_tokens": 10327, "n_ctx": 8192}});
+    let openai = error_body(
+        "This model's maximum context length is 8,192 tokens. However, your messages resulted in 10,327 tokens.",
+    );
+    let server = MockServer::start(vec![
+        Canned::Reply(400, llama.to_string()),
+        Canned::Reply(400, openai),
+        Canned::Reply(400, error_body("schema rejected")),
+    ]);
+    let transport = transport(server.base_url(), None, 0, 5_000);
+    let windows: Vec<Option<Option<u64>>> = (0..3)
+        .map(|_| {
+            let error = transport.complete(&request()).unwrap_err();
+            <OpenAiTransport as LanguageModel>::context_overflow(&error).map(|o| o.window)
+        })
+        .collect();
+    assert_eq!(windows, [Some(Some(8192)), Some(Some(8192)), None]);
+    assert_eq!(server.finish().len(), 3, "none retried");
+}
+
+#[test]
+fn the_context_window_is_read_from_llama_cpp_vllm_or_ollama() {
+    let ask = |script: Vec<Canned>| {
+        let server = MockServer::start(script);
+        let window = transport(server.base_url(), None, 0, 5_000).context_window("qwen2.5:1.5b");
+        let paths: Vec<String> =
+            server.finish().iter().map(|s| s.head.lines().next().unwrap_or_default().to_owned()).collect();
+        (window, paths)
+    };
+    let missing = || Canned::Reply(404, error_body("File Not Found"));
+    let props = json!({"default_generation_settings": {"n_ctx": 4096}, "total_slots": 1}).to_string();
+    let (window, paths) = ask(vec![Canned::Reply(200, props)]);
+    assert_eq!(window.map(|(n, _)| n), Some(4096));
+    assert!(paths[0].starts_with("GET /props "), "{paths:?}");
+
+    let models = json!({"object": "list", "data": [{"id": "qwen2.5:1.5b", "max_model_len": 32768}]}).to_string();
+    let (window, paths) = ask(vec![missing(), Canned::Reply(200, models)]);
+    assert_eq!(window.map(|(n, _)| n), Some(32768), "{paths:?}");
+    assert!(paths[1].starts_with("GET /v1/models "), "{paths:?}");
+
+    let listed = json!({"object": "list", "data": [{"id": "qwen2.5:1.5b", "owned_by": "library"}]}).to_string();
+    let ps = json!({"models": []}).to_string();
+    let show = json!({"parameters": "temperature 0.7\nnum_ctx 8192", "model_info": {"qwen2.context_length": 32768}});
+    let (window, paths) = ask(vec![
+        missing(),
+        Canned::Reply(200, listed.clone()),
+        Canned::Reply(200, ps.clone()),
+        Canned::Reply(200, show.to_string()),
+    ]);
+    assert_eq!(window.map(|(n, _)| n), Some(8192), "{paths:?}");
+    assert!(paths[2].starts_with("GET /api/ps ") && paths[3].starts_with("POST /api/show "), "{paths:?}");
+    // Ollama with no num_ctx: its default, which it truncates past silently.
+    let bare = json!({"parameters": "temperature 0.7"}).to_string();
+    let (window, _) =
+        ask(vec![missing(), Canned::Reply(200, listed), Canned::Reply(200, ps), Canned::Reply(200, bare)]);
+    assert_eq!(window.map(|(n, _)| n), Some(docintel_llm::openai::OLLAMA_DEFAULT_CONTEXT));
+    // A server that says nothing.
+    let (window, _) = ask(vec![missing(), missing(), missing()]);
+    assert_eq!(window, None);
 }

@@ -195,6 +195,22 @@ pub trait LanguageModel {
         let _ = error;
         None
     }
+
+    /// When `error` is the server refusing a prompt longer than the model's
+    /// context: the window it named, if it named one. A caller may split the
+    /// passages and ask again instead of failing the question. The default
+    /// says no error is of that kind.
+    fn context_overflow(error: &Self::Error) -> Option<ContextOverflow> {
+        let _ = error;
+        None
+    }
+}
+
+/// A prompt the server refused as longer than the model's context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContextOverflow {
+    /// The context window in tokens, when the server's message gives it.
+    pub window: Option<u64>,
 }
 
 /// One decision recorded in the audit trail.

@@ -31,8 +31,8 @@ pub use answer::{
     Quantity, Span, TableValue, TypedAnswer,
 };
 pub use brick::{
-    ChatMessage, Generation, GenerationCall, Generator, LanguageModel, LlmRequest, LlmResponse, NullSink,
-    QuestionParser, Retriever, TraceEvent, TraceSink, Usage,
+    ChatMessage, ContextOverflow, Generation, GenerationCall, Generator, LanguageModel, LlmRequest, LlmResponse,
+    NullSink, QuestionParser, Retriever, TraceEvent, TraceSink, Usage,
 };
 pub use document::{
     BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,

@@ -57,6 +57,10 @@ pub struct Meta {
     pub parsing_notes: Vec<String>,
     /// Notes from retrieval.
     pub retrieval_notes: Vec<String>,
+    /// Notes from generation: the model's context window and where it was
+    /// learned, passages split or calls refused to fit it, budgets spent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generation_notes: Vec<String>,
     /// Generation iterations run.
     pub iterations: u32,
     /// Retrieval methods that ran.

@@ -76,6 +76,9 @@ pub struct AskOptions {
     /// The instant that budget ends, set when the question starts (`pdf_qa`, `corpus_qa`,
     /// `answer_document`) unless the caller set one.
     pub llm_deadline: Option<Instant>,
+    /// Model calls: the model's context window in tokens, when the caller
+    /// knows it (else the server is asked, then the models table).
+    pub llm_context: Option<u64>,
     /// Retrieval: lines of context around each hit.
     pub window: u32,
     /// Retrieval: restrict to these pages (overrides the question's hint).
@@ -135,6 +138,7 @@ impl AskOptions {
             top_k,
             llm_time_budget: std::time::Duration::from_secs(600),
             llm_deadline: None,
+            llm_context: None,
             window: 2,
             pages: None,
             use_toc: true,
@@ -608,6 +612,7 @@ fn answer_parsed_after(
     }
 
     // The generator chosen by the caller, built once for every round.
+    let mut generation_notes: Vec<String> = Vec::new();
     let llm_generator = match &options.generator {
         GeneratorChoice::Extractive => {
             if let Some(path) = &options.schema {
@@ -622,7 +627,24 @@ fn answer_parsed_after(
             let transport = OpenAiTransport::new(config.clone())
                 .map_err(|e| brick_error("llm")(Box::new(e)))?
                 .with_deadline(options.llm_deadline);
-            let mut generator = LlmGenerator::new(transport, model.clone());
+            // The model's context window: the caller's, else the server's
+            // word, else the models table; generation fits every call in it.
+            let window = match options.llm_context {
+                Some(tokens) => Some((tokens, "set by the caller (DOCINTEL_LLM_CONTEXT or --llm-context)".to_owned())),
+                None => transport.context_window(model).or_else(|| {
+                    parser.satellites().model(model).map(|row| (row.context_window, "the models table".to_owned()))
+                }),
+            };
+            generation_notes.push(match &window {
+                Some((tokens, source)) => format!("context window {tokens} tokens ({source})"),
+                None => "context window unknown (not set, not reported by the server, model not in the models table):                          prompts are split only if the server refuses one as too long"
+                    .to_owned(),
+            });
+            let dispatch = docintel_generate::DispatchOptions {
+                context_window: window.map(|(tokens, _)| tokens),
+                ..Default::default()
+            };
+            let mut generator = LlmGenerator::new(transport, model.clone()).with_options(dispatch);
             if let Some(path) = &options.schema {
                 let custom = docintel_generate::CustomSchema::from_file(path)
                     .map_err(|e| PipelineError::Schema(format!("{}: {e}", path.display())))?;
@@ -858,6 +880,7 @@ fn answer_parsed_after(
             .chain(&instruction_note)
             .cloned()
             .collect(),
+        generation_notes: generation_notes.into_iter().chain(generation.notes.iter().cloned()).collect(),
         iterations: generation_calls,
         retrieval_methods_used: retrieval.methods_used.clone(),
         implementations,
