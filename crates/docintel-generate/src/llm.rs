@@ -15,9 +15,14 @@
 //!
 //! The caller (the dispatcher, through the facade) may set [`DispatchOptions`]:
 //! a token budget and a time budget (exits `token_budget` / `time_budget`,
-//! checked before each call), and the model's context window: when the
-//! combined prompt would fill more than `headroom` (75%) of it, generation
-//! switches to sequential and says so in [`Generation::notes`]. Every call is
+//! checked before each call), and the model's context window. A call's input
+//! limit is `headroom` (75%) of the window and never more than the window less
+//! the reply cap: a passage whose prompt alone would pass it is read in line
+//! pieces that fit; a combined prompt that would pass it switches to
+//! sequential, and a list or table split so is gathered from every call (exit
+//! `gathered`). A prompt the server still refuses as too long
+//! ([`LanguageModel::context_overflow`]) is split in two and asked again.
+//! Each is said in [`Generation::notes`]. Every call is
 //! recorded in [`Generation::calls`] with its estimated and reported tokens.
 //!
 //! A caller-supplied schema ([`crate::custom::CustomSchema`]) replaces the

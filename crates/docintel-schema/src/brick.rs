@@ -61,8 +61,9 @@ pub struct Generation {
     /// The strategy executed (`combined`, `sequential`).
     pub strategy_executed: String,
     /// Why it stopped: `sufficient` (a reply found a complete, cleanly cited
-    /// answer), `exhausted` (no passage left), `token_budget` or `time_budget`
-    /// (the caller's budget would be or was exceeded).
+    /// answer), `exhausted` (no passage left), `gathered` (a list split to
+    /// fit the model's context, gathered from every call), `token_budget` or
+    /// `time_budget` (the caller's budget would be or was exceeded).
     pub exit: String,
     /// Iterations (model calls or extraction rounds).
     pub iterations: u32,
