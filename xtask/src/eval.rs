@@ -3,7 +3,8 @@
 //! `eval [--shared DIR] [--sets a,b] [--csv FILE] [--shared-csv FILE]
 //! [--min-accuracy F]` runs the project's invoices (always) and, with
 //! `--shared`, the shared invoices plus the sets of [`crate::eval_sets`].
-//! `eval retrieval ...` is [`crate::eval_retrieval`].
+//! `eval retrieval ...` is [`crate::eval_retrieval`], `eval generation ...`
+//! [`crate::eval_generation`], `eval llm ...` [`crate::eval_llm`].
 //!
 //! Today's gold sets are invoices: each `<name>.pdf` with a `<name>.json`
 //! listing expected fields (invoice2data format). For every invoice the eval
@@ -69,6 +70,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("retrieval") => return crate::eval_retrieval::run(&args[1..]),
         Some("generation") => return crate::eval_generation::run(&args[1..]),
+        Some("llm") => return crate::eval_llm::run(&args[1..]),
         Some("invoices" | "sets") | None => {}
         Some(other) if !other.starts_with("--") => bail!("unknown eval kind {other} (retrieval, or options)"),
         Some(_) => {}

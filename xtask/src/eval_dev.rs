@@ -62,6 +62,12 @@ impl Split {
         Ok(Split { by_name })
     }
 
+    /// Puts `document` in `part` (tests).
+    #[cfg(test)]
+    pub(crate) fn insert(&mut self, document: &str, part: &str) {
+        self.by_name.insert(file_name(document), part.to_owned());
+    }
+
     /// The part of a document (matched by file name); `unsplit` for a
     /// document the split does not list.
     pub(crate) fn part(&self, document: &str) -> String {

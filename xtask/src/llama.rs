@@ -385,10 +385,38 @@ fn build_docintel(root: &Path, target: &Path, release: bool) -> anyhow::Result<P
 }
 
 /// A running `llama-server`, killed when dropped.
-struct RunningServer {
+pub(crate) struct RunningServer {
     child: Child,
     port: u16,
     log: PathBuf,
+}
+
+/// Builds (or reuses) llama-server and the `model` GGUF (`tiny` or `small`)
+/// under the target directory, starts the server on a free port and waits
+/// until it is healthy. Returns the server (killed when dropped) and the
+/// model name it answers to.
+pub(crate) fn local_server(model: &str) -> anyhow::Result<(RunningServer, &'static str)> {
+    let root = crate::tidy::project_root();
+    let target = cargo_metadata::MetadataCommand::new()
+        .manifest_path(root.join("Cargo.toml"))
+        .no_deps()
+        .exec()
+        .context("reading cargo metadata")?
+        .target_directory
+        .into_std_path_buf();
+    let cache = target.join("llama");
+    let spec = model_spec(model)?;
+    let (server, _) = ensure_server(&cache)?;
+    let (gguf, _) = ensure_model(&cache, spec)?;
+    let running = RunningServer::start(&server, &gguf, spec.alias, &cache)?;
+    Ok((running, spec.alias))
+}
+
+impl RunningServer {
+    /// The OpenAI-compatible base URL.
+    pub(crate) fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
 }
 
 impl RunningServer {

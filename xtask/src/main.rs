@@ -14,6 +14,7 @@ mod bm25;
 mod eval;
 mod eval_dev;
 mod eval_generation;
+mod eval_llm;
 mod eval_report;
 mod eval_retrieval;
 mod eval_sets;

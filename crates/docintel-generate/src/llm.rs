@@ -124,6 +124,12 @@ pub fn sequential_batches(passages: &[Passage], fits: impl Fn(&[Passage]) -> boo
     batches
 }
 
+/// Output tokens a one-value reply may take: a well-formed one is 100-300;
+/// a small model that starts repeating itself is cut here rather than at 1024
+/// (measured with Qwen2.5 0.5B on 2 cores: ~10 tokens/s, so each token is
+/// time the user waits).
+pub const SINGLE_OUTPUT_TOKENS: u32 = 512;
+
 /// Name of the LLM generator for the audit trail.
 pub const LLM_GENERATOR_VERSION: &str = "llm/0.1";
 
@@ -175,19 +181,23 @@ pub struct LlmGenerator<L> {
     model: L,
     model_name: String,
     max_output_tokens: Option<u32>,
+    /// The cap for one-value answers.
+    single_output_tokens: Option<u32>,
     examples: Vec<FewShotExample>,
     options: DispatchOptions,
     custom: Option<CustomSchema>,
 }
 
 impl<L: LanguageModel> LlmGenerator<L> {
-    /// A generator calling `model_name` through `model`, with a 1024-token
-    /// output cap and no few-shot examples.
+    /// A generator calling `model_name` through `model`, with an output cap
+    /// of [`SINGLE_OUTPUT_TOKENS`] for one value and 1024 for lists and
+    /// tables, and no few-shot examples.
     pub fn new(model: L, model_name: impl Into<String>) -> LlmGenerator<L> {
         LlmGenerator {
             model,
             model_name: model_name.into(),
             max_output_tokens: Some(1024),
+            single_output_tokens: Some(SINGLE_OUTPUT_TOKENS),
             examples: Vec::new(),
             options: DispatchOptions::default(),
             custom: None,
@@ -211,9 +221,10 @@ impl<L: LanguageModel> LlmGenerator<L> {
         &self.options
     }
 
-    /// Sets the output token cap (`None`: the server's default).
+    /// Sets the output token cap for every shape (`None`: the server's default).
     pub fn with_max_output_tokens(mut self, cap: Option<u32>) -> LlmGenerator<L> {
         self.max_output_tokens = cap;
+        self.single_output_tokens = cap;
         self
     }
 
@@ -339,7 +350,11 @@ impl<L: LanguageModel> LlmGenerator<L> {
             schema_name: schema_name.to_owned(),
             schema,
             temperature: 0.0,
-            max_output_tokens: self.max_output_tokens,
+            max_output_tokens: if question.answer_shape == AnswerShape::Single {
+                self.single_output_tokens
+            } else {
+                self.max_output_tokens
+            },
         };
         (request, fragments)
     }
@@ -373,6 +388,8 @@ struct Reply {
     json: Option<Value>,
     /// Spans with problems (outside the passages of this call or the document).
     span_problems: usize,
+    /// Why the reply does not follow the registry schema, when it does not.
+    schema_error: Option<String>,
 }
 
 impl Reply {
@@ -472,9 +489,17 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
         let mut exit = "exhausted";
         let mut call = 0u32;
         let mut refused = 0u32;
+        // A reply that does not follow the schema is answered once with the
+        // reply and what was wrong with it, the value's type stated.
+        let mut correction: Option<(String, String)> = None;
         while let Some(batch) = queue.pop_front() {
             call += 1;
-            let (request, _) = self.request_for(question, target.name(), schema.clone(), document, &batch);
+            let (mut request, _) = self.request_for(question, target.name(), schema.clone(), document, &batch);
+            let correcting = correction.take();
+            if let (Some((content, why)), Target::Registry(entry)) = (&correcting, &target) {
+                request.messages.push(ChatMessage { role: "assistant".to_owned(), content: content.clone() });
+                request.messages.push(ChatMessage { role: "user".to_owned(), content: correction_text(entry, why) });
+            }
             let estimate = estimate_input_tokens(&request, options.chars_per_token);
             let unshown = batch.len() + queue.iter().map(Vec::len).sum::<usize>();
             if let Some(budget) = options.time_budget
@@ -558,7 +583,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     (None, None) => return Err(LlmGenerateError::Model { call, source: Box::new(error) }),
                 },
             };
-            shown.extend(batch.iter().cloned());
+            shown.extend(batch.iter().filter(|p| !shown.contains(p)).cloned().collect::<Vec<_>>());
             usage.input_tokens += response.usage.input_tokens;
             usage.output_tokens += response.usage.output_tokens;
             usage.cached_tokens += response.usage.cached_tokens;
@@ -574,6 +599,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     ),
                     json: None,
                     span_problems: 0,
+                    schema_error: None,
                 },
                 Target::Registry(entry) => parse_reply(question, entry, &response, document, &batch),
                 Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, &batch),
@@ -604,6 +630,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     "request": {
                         "system": request.messages.first().map(|m| m.content.as_str()),
                         "user": request.messages.get(1).map(|m| m.content.as_str()),
+                        "correction": request.messages.get(3).map(|m| m.content.as_str()),
                         "schema_name": request.schema_name,
                         "few_shot_examples": self.examples.len(),
                     },
@@ -611,6 +638,13 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 }),
             });
             let done = reply.sufficient();
+            if let (Some(why), None) = (&reply.schema_error, &correcting) {
+                notes.push(format!(
+                    "call {call}: the reply did not follow the answer schema ({why}): asked once more, the type stated"
+                ));
+                correction = Some((response.content.clone(), why.clone()));
+                queue.push_front(batch.clone());
+            }
             replies.push(reply);
             if done && !(split_for_context && gathers(question.answer_shape)) {
                 exit = "sufficient";
@@ -705,6 +739,25 @@ fn choose(
         }
     }
     (answer, chosen.json)
+}
+
+/// The message that answers a reply not following `entry`'s schema: what
+/// was wrong, and what the value must be.
+fn correction_text(entry: &RegistryEntry, why: &str) -> String {
+    let value = match entry.value {
+        ValueKind::Text => "a string copied from the passages",
+        ValueKind::Amount => {
+            "an object: value (a number, no currency sign or separators), currency (ISO 4217 code or null), unit (thousand, million, billion or null)"
+        }
+        ValueKind::Quantity => "an object: quantity (a number, never a sentence) and unit (or null)",
+        ValueKind::Date => "an object: iso (YYYY-MM-DD) and original (the date as written)",
+        ValueKind::Boolean => "true or false",
+        ValueKind::Table => "an object: headers (strings) and rows (lists of strings, one per header)",
+    };
+    format!(
+        "Your reply does not follow the answer schema: {}. Reply again with JSON that follows the schema exactly; each item's value is {value}. If the passages do not give such a value, the answer is not found.",
+        docintel_schema::text::truncate_chars(why, 200)
+    )
 }
 
 /// Whether an answer of this shape is gathered from every call when the
@@ -852,7 +905,7 @@ fn parse_reply(
                 entry.name,
                 format!("the model reply{reply_id} is not valid JSON for the answer schema: {error}"),
             );
-            return Reply { answer, json: None, span_problems: 0 };
+            return Reply { answer, json: None, span_problems: 0, schema_error: Some(error.to_string()) };
         }
     };
     let mut answer = answer;
@@ -868,7 +921,7 @@ fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocumen
     use crate::reply;
     if let Some(reason) = reply::contradiction(&answer) {
         reply::refuse(&mut answer, reason);
-        return Reply { answer, json, span_problems: 0 };
+        return Reply { answer, json, span_problems: 0, schema_error: None };
     }
     let mut repairs = Vec::new();
     for (i, item) in answer.items.iter_mut().enumerate() {
@@ -907,7 +960,7 @@ fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocumen
         answer.feedback.warnings.push(format!("the model returned {} items for a single answer", answer.items.len()));
     }
     answer.feedback.confidence = answer.feedback.confidence.clamp(0.0, 1.0);
-    Reply { answer, json, span_problems }
+    Reply { answer, json, span_problems, schema_error: None }
 }
 
 /// A custom-schema reply: the feedback fields the schema must carry, the
@@ -959,7 +1012,7 @@ fn parse_custom_reply(
                 custom.name(),
                 format!("the model reply{reply_id} is not valid JSON for the custom schema: {error}"),
             );
-            return Reply { answer, json: None, span_problems: 0 };
+            return Reply { answer, json: None, span_problems: 0, schema_error: None };
         }
     };
     let items = loose

@@ -444,11 +444,16 @@ fn combined_makes_one_call_with_every_passage() {
 #[test]
 fn invalid_json_becomes_an_honest_failure() {
     let doc = aws();
-    let fake = FakeModel::new(vec![Reply::Content("The total is $4.11.".into())]);
+    // Asked once more with the schema's type stated, the same again.
+    let fake = FakeModel::new(vec![
+        Reply::Content("The total is $4.11.".into()),
+        Reply::Content("The total is $4.11.".into()),
+    ]);
     let mut trace: Vec<TraceEvent> = Vec::new();
     let generation = LlmGenerator::new(&fake, "m")
         .generate(&amount_question(ChunkStrategy::Combined), &doc, &three_passages(), &mut trace)
         .unwrap();
+    assert_eq!(fake.calls(), 2);
     let answer = &generation.answer;
     assert!(!answer.feedback.answer_found && answer.items.is_empty());
     assert!(answer.feedback.warnings[0].contains("not valid JSON"), "{:?}", answer.feedback.warnings);
@@ -459,7 +464,7 @@ fn invalid_json_becomes_an_honest_failure() {
     );
 
     // Valid JSON of the wrong shape is no better.
-    let fake = FakeModel::new(vec![Reply::Content(r#"{"items": "4.11"}"#.into())]);
+    let fake = FakeModel::new(vec![Reply::Content(r#"{"items": "4.11"}"#.into()), Reply::Content("{}".into())]);
     let generation = LlmGenerator::new(&fake, "m")
         .generate(&amount_question(ChunkStrategy::Combined), &doc, &three_passages(), &mut Vec::new())
         .unwrap();
@@ -981,4 +986,33 @@ fn a_prompt_the_server_refuses_as_too_long_is_split_and_asked_again() {
     let error = LlmGenerator::new(&tiny, "m").generate(&question, &doc, &[passage(1, 60, 1)], &mut Vec::new());
     assert!(error.is_err());
     assert!(tiny.calls() <= 8, "{} calls", tiny.calls());
+}
+
+#[test]
+fn a_sentence_where_a_number_was_asked_is_rejected_and_asked_once_more_with_the_type() {
+    let sentence = aws_reply(|r| r["items"][0]["value"] = json!("The total amount is four dollars and eleven cents"));
+    let fake = FakeModel::new(vec![
+        Reply::Content(sentence.clone()),
+        Reply::Content(data("aws_total_found.json")),
+        Reply::Content(sentence.clone()),
+    ]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .generate(&amount_question(ChunkStrategy::Combined), &aws(), &[passage(1, 3, 1)], &mut Vec::new())
+        .unwrap();
+    assert_eq!(fake.calls(), 2, "one retry, no more");
+    let requests = fake.requests.borrow();
+    assert_eq!(requests[1].messages.len(), 4);
+    assert_eq!(requests[1].messages[2].content, sentence, "the bad reply is shown back");
+    assert!(requests[1].messages[3].content.contains("a number"), "{}", requests[1].messages[3].content);
+    assert!(generation.answer.feedback.answer_found, "{:?}", generation.answer);
+    assert!(generation.notes.iter().any(|n| n.contains("asked once more")), "{:?}", generation.notes);
+    drop(requests);
+
+    // A second sentence is not asked a third time: not found.
+    let fake = FakeModel::new(vec![Reply::Content(sentence.clone()), Reply::Content(sentence.clone())]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .generate(&amount_question(ChunkStrategy::Combined), &aws(), &[passage(1, 3, 1)], &mut Vec::new())
+        .unwrap();
+    assert_eq!(fake.calls(), 2);
+    assert!(!generation.answer.feedback.answer_found);
 }

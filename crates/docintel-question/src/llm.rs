@@ -29,7 +29,7 @@ use docintel_schema::text::normalize;
 use docintel_schema::{
     AnswerContext, AnswerShape, ChatMessage, ChunkStrategy, Decomposition, DecompositionPattern, Distinction,
     DocumentFormat, DocumentProfile, Keyword, KeywordSource, LanguageModel, LlmRequest, LlmResponse, NullSink,
-    ParsedQuestion, QuestionParser, TraceEvent, TraceSink, Usage,
+    ParsedQuestion, QuestionParser, TraceEvent, TraceSink, Usage, ValueKind,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -541,8 +541,19 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
             (None, None) => None,
         };
 
-        // Type and shape (checked against the tables in read_reply).
-        let answer_type = full.answer_type.clone();
+        // Type and shape (checked against the tables in read_reply). A value
+        // kind the rules read off the wording (a number, a date, an amount)
+        // is not given up for free text: code decides what code can.
+        let typed_by_rules = ValueKind::for_answer_type(&rules.answer_type) != ValueKind::Text;
+        let answer_type = if typed_by_rules && ValueKind::for_answer_type(&full.answer_type) == ValueKind::Text {
+            notes.push(format!(
+                "model typed the answer '{}' (free text); the rules' '{}' kept",
+                full.answer_type, rules.answer_type
+            ));
+            rules.answer_type.clone()
+        } else {
+            full.answer_type.clone()
+        };
         let answer_shape = shape_named(satellites, &full.answer_shape).unwrap_or(rules.answer_shape);
         if let Some((keyword, note)) = self.rules.type_pattern_keyword(&answer_type, matched_concept.as_deref()) {
             keywords.push(keyword);
@@ -558,9 +569,19 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
         }
         let decomposition = checked_decomposition(full.decomposition.clone(), &mut notes);
 
-        // Pages: the model's and the regex's, inside the document.
+        // Pages: the regex's, and the model's that the question writes (a
+        // page restriction the question never states is dropped: it would
+        // hide the answer), inside the document.
         let mut pages: Vec<u32> = full.pages_hint.iter().copied().filter(|&p| p >= 1).collect();
         let regex_pages = &rules.structural_hints.pages_hint;
+        let written: Vec<u32> =
+            question.split(|c: char| !c.is_ascii_digit()).filter_map(|t| t.parse::<u32>().ok()).collect();
+        let unstated: Vec<String> =
+            pages.iter().filter(|p| !regex_pages.contains(p) && !written.contains(p)).map(u32::to_string).collect();
+        if !unstated.is_empty() {
+            notes.push(format!("page(s) {} named by the model but not in the question: dropped", unstated.join(", ")));
+            pages.retain(|p| regex_pages.contains(p) || written.contains(p));
+        }
         let only_model: Vec<String> = pages.iter().filter(|p| !regex_pages.contains(p)).map(u32::to_string).collect();
         if !only_model.is_empty() {
             notes.push(format!("page(s) {} named by the model only", only_model.join(", ")));

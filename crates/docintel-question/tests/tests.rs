@@ -443,6 +443,35 @@ fn format_constraints_stay_out_of_retrieval() {
     assert_eq!(parsed.generation.format_constraints["date_format"], "DD/MM/YYYY");
 }
 
+#[test]
+fn the_rules_type_and_the_questions_pages_stand_against_the_model() {
+    // The model types a score question as free text and invents a page restriction.
+    let reply = json!({
+        "corrected_question": "What BLEU score does the base model reach?", "language": "en",
+        "keywords": [{"text": "BLEU score", "weight": 2.0}],
+        "rewritten_keywords": [], "answer_type": "text", "answer_shape": "single", "matched_concept": null,
+        "decomposition": {"pattern": "single", "sub_questions": []}, "pages_hint": [10], "toc_section_hint": null,
+        "layout_hint": null, "answer_context": null, "needs_summary": false, "period": null, "ambiguity_reason": null,
+        "suggested_clarification": null, "disambiguation": null, "must_distinguish": [],
+        "format_constraints": [], "follow_up_rewrite": null
+    });
+    let question = "How many BLEU points does the base model reach?";
+    let rules = RuleParser::new().parse(question, &pdf_profile()).unwrap();
+    assert_ne!(docintel_schema::ValueKind::for_answer_type(&rules.answer_type), docintel_schema::ValueKind::Text);
+    let parser = LlmQuestionParser::new(Replay::bodies(vec![body(&reply.to_string(), "stop")]), "m");
+    let parsed = parser.parse(question, &pdf_profile()).unwrap();
+    assert_eq!(parsed.answer_type, rules.answer_type, "{:?}", parsed.parsing_notes);
+    assert!(parsed.structural_hints.pages_hint.is_empty(), "{:?}", parsed.structural_hints.pages_hint);
+    let notes = parsed.parsing_notes.join(" | ");
+    assert!(notes.contains("rules' '") && notes.contains("not in the question: dropped"), "{notes}");
+
+    // A page the question writes is kept.
+    let reply = reply.to_string().replace("[10]", "[4]");
+    let parser = LlmQuestionParser::new(Replay::bodies(vec![body(&reply, "stop")]), "m");
+    let parsed = parser.parse("How many BLEU points does table 4 give?", &pdf_profile()).unwrap();
+    assert_eq!(parsed.structural_hints.pages_hint, [4]);
+}
+
 // ---------------------------------------------------------------- fallbacks
 
 #[test]
