@@ -427,7 +427,9 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 )?),
             };
         let schema = target.schema();
-        let (_, fragments) = prompt::build_system_prompt_with_examples(question, &self.examples);
+        let (system_prompt, fragments) = prompt::build_system_prompt_with_examples(question, &self.examples);
+        // What a warning may not merely repeat: the rules and the passages' header.
+        let system_prompt = format!("{system_prompt}\n{}", prompt::PASSAGES_INTRO);
         let options = &self.options;
         let mut notes: Vec<String> = Vec::new();
         let estimate_for = |batch: &[Passage]| {
@@ -601,8 +603,10 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                     span_problems: 0,
                     schema_error: None,
                 },
-                Target::Registry(entry) => parse_reply(question, entry, &response, document, &batch),
-                Target::Custom(custom) => parse_custom_reply(question, custom, &response, document, &batch),
+                Target::Registry(entry) => parse_reply(question, entry, &response, document, &batch, &system_prompt),
+                Target::Custom(custom) => {
+                    parse_custom_reply(question, custom, &response, document, &batch, &system_prompt)
+                }
             };
             calls.push(GenerationCall {
                 call,
@@ -875,6 +879,7 @@ fn parse_reply(
     response: &LlmResponse,
     document: &ParsedDocument,
     shown: &[Passage],
+    prompt: &str,
 ) -> Reply {
     let (shape, answer_type, method) = (question.answer_shape, question.answer_type.clone(), ExtractionMethod::Llm);
     // A table whose rows do not all fit its headers keeps the rows that do.
@@ -910,15 +915,28 @@ fn parse_reply(
     };
     let mut answer = answer;
     answer.feedback.warnings.extend(repairs);
-    check_spans(answer, None, document, shown)
+    check_spans(answer, None, document, shown, prompt)
 }
 
 /// The checks of [`crate::reply`], then the spans: a self-contradicting
 /// reply becomes a not-found; quotes with copied row columns are repaired;
 /// items whose cited lines do not hold their value are dropped; items
 /// without spans and spans outside `shown` or the document are flagged.
-fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocument, shown: &[Passage]) -> Reply {
+fn check_spans(
+    mut answer: Answer,
+    json: Option<Value>,
+    document: &ParsedDocument,
+    shown: &[Passage],
+    prompt: &str,
+) -> Reply {
     use crate::reply;
+    let parroted = reply::drop_parroted(&mut answer, prompt);
+    if parroted > 0 {
+        answer
+            .feedback
+            .warnings
+            .push(format!("{parroted} warning(s) of the model repeated the prompt's rules and were left out"));
+    }
     if let Some(reason) = reply::contradiction(&answer) {
         reply::refuse(&mut answer, reason);
         return Reply { answer, json, span_problems: 0, schema_error: None };
@@ -931,6 +949,12 @@ fn check_spans(mut answer: Answer, json: Option<Value>, document: &ParsedDocumen
                     "item {i} span {j}: the quote carried the prompt's line-number columns; read without them"
                 ));
                 span.quote = quote;
+            } else if let Some(moved) = reply::relocate_span(span, document, shown) {
+                repairs.push(format!(
+                    "item {i} span {j}: the quote is not on lines {}-{} but on line {} (the one shown line that holds it)",
+                    span.line_start, span.line_end, moved.line_start
+                ));
+                *span = moved;
             }
         }
     }
@@ -1000,6 +1024,7 @@ fn parse_custom_reply(
     response: &LlmResponse,
     document: &ParsedDocument,
     shown: &[Passage],
+    prompt: &str,
 ) -> Reply {
     let parsed = serde_json::from_str::<Value>(&response.content)
         .and_then(|json| serde_json::from_value::<LooseReply>(json.clone()).map(|loose| (json, loose)));
@@ -1045,5 +1070,5 @@ fn parse_custom_reply(
             suggested_clarification: loose.suggested_clarification,
         },
     };
-    check_spans(answer, Some(json), document, shown)
+    check_spans(answer, Some(json), document, shown, prompt)
 }
