@@ -1,5 +1,5 @@
 //! `cargo xtask eval llm --shared DIR [--model small|tiny] [--base-url URL --model-name NAME]
-//! [--per-set N] [--refuse-per-set M] [--sets a,b] [--csv FILE] [--out DIR]`: the model path measured end
+//! [--per-set N] [--refuse-per-set M] [--sets a,b] [--ids a,b] [--csv FILE] [--out DIR]`: the model path measured end
 //! to end against the offline reader, on the same questions.
 //!
 //! The questions are a fixed stratified subset of the dev sets' **validation** part (see
@@ -102,6 +102,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let (mut shared, mut model, mut base_url, mut model_name) = (None, "small".to_owned(), None, None);
     let (mut per_set, mut refuse_per_set, mut csv_path, mut only) = (2usize, 2usize, None, Vec::<String>::new());
     let mut out_dir: Option<PathBuf> = None;
+    let mut ids: Vec<String> = Vec::new();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let mut value = || iter.next().with_context(|| format!("{arg} needs a value"));
@@ -115,6 +116,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "--csv" => csv_path = Some(PathBuf::from(value()?)),
             "--sets" => only = value()?.split(',').map(str::to_owned).collect(),
             "--out" => out_dir = Some(PathBuf::from(value()?)),
+            "--ids" => ids = value()?.split(',').map(str::to_owned).collect(),
             other => bail!("unknown eval llm argument {other}"),
         }
     }
@@ -123,6 +125,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut questions = pick(crate::eval_dev::load_all(&shared)?, &split, per_set, refuse_per_set);
     if !only.is_empty() {
         questions.retain(|q| only.iter().any(|s| s == &q.set));
+    }
+    // Some questions of the subset again (after a change, say).
+    if !ids.is_empty() {
+        questions.retain(|q| ids.iter().any(|id| id == &q.id));
     }
     // The local server lives as long as this run.
     let (_server, base_url, name) = match base_url {

@@ -231,6 +231,14 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     // top-1 sufficed); every call's tokens count.
     assert_eq!(bodies.len(), 2);
     assert_eq!(value["_meta"]["tokens_in"], 200);
+    // Each step's calls and tokens, summing to the totals.
+    let usage = &value["_meta"]["llm_usage"];
+    assert_eq!((usage["question"]["calls"].as_u64(), usage["question"]["input_tokens"].as_u64()), (Some(1), Some(100)));
+    assert_eq!(
+        (usage["generation"]["calls"].as_u64(), usage["generation"]["input_tokens"].as_u64()),
+        (Some(1), Some(100))
+    );
+    assert_eq!(usage["routing"]["calls"], 0, "{usage:#}");
     assert_eq!(value["_meta"]["implementations"]["question"], "llm/0.1", "{:#}", value["_meta"]);
     let parse: Value = serde_json::from_str(&bodies[0]).unwrap();
     assert_eq!(parse["response_format"]["json_schema"]["name"], "full_parse");

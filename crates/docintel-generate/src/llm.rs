@@ -439,9 +439,11 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
         // With a known window, a passage whose prompt alone would not fit is
         // read in consecutive pieces that do.
         let mut limit = self.input_limit(options.context_window);
+        let mut cut_passages = false;
         let fitted: Vec<Passage> = match limit {
             Some(limit) => {
                 let (pieces, split) = self.fit_passages(question, &target, document, passages, limit);
+                cut_passages = split > 0;
                 if split > 0 {
                     notes.push(format!(
                         "{split} passage(s) longer than the ~{limit}-token input limit of the {}-token context window read in {} piece(s)",
@@ -454,10 +456,10 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
             None => passages.to_vec(),
         };
         let mut sequential = question.chunk_strategy == ChunkStrategy::Sequential;
-        // A combined question read in several calls only because of the
-        // window: a list or table is gathered from every call, not from the
-        // first that suffices.
-        let mut split_for_context = false;
+        // Passages cut, or a combined question read in several calls, only
+        // because of the window: a list or table is gathered from every
+        // call, not from the first that suffices.
+        let mut split_for_context = cut_passages;
         if !sequential
             && fitted.len() > 1
             && let (Some(window), Some(limit)) = (options.context_window, limit)
@@ -960,6 +962,7 @@ fn check_spans(
     }
     answer.feedback.warnings.extend(repairs);
     reply::hold_values(&mut answer, document, shown);
+    reply::unclaimed(&mut answer, document, shown);
     let shape = answer.answer_shape;
     let mut span_problems = 0;
     let mut warnings = Vec::new();

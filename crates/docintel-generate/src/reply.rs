@@ -178,10 +178,11 @@ pub fn relocate_span(span: &Span, document: &ParsedDocument, shown: &[Passage]) 
     verify_span(&moved, document, shown).is_empty().then_some(moved)
 }
 
-/// Drops the items whose cited lines do not hold their value, with a
-/// warning each. An item whose quotes read in their lines but are too short
-/// to prove its value (a label), while its cited lines hold it, is kept with
-/// the lines as its quote; a misquote is left for verification to report.
+/// Drops the items whose quotes do not hold their value, with a warning
+/// each. An item whose quotes read in their lines but are too short to prove
+/// its value (a label), while its cited lines hold it, is kept with the lines
+/// as its quote; a misquote that does not hold the value is dropped (one
+/// that holds it is kept, for verification to report).
 /// Returns how many items were dropped; when every item goes, `answer` is a
 /// not-found.
 pub fn hold_values(answer: &mut Answer, document: &ParsedDocument, shown: &[Passage]) -> usize {
@@ -201,8 +202,12 @@ pub fn hold_values(answer: &mut Answer, document: &ParsedDocument, shown: &[Pass
             }
         }
         let value = text::truncate_chars(&item.value.to_string(), 60).to_owned();
-        if misquoted && item_holds_value(&widened) {
-            kept.push(item);
+        if misquoted {
+            // Its quote neither reads in its lines nor holds the value: nothing
+            // the model wrote proves it.
+            notes.push(format!(
+                "item {index} dropped: its quote does not read in its cited lines and does not hold the value {value:?}"
+            ));
         } else if item_holds_value(&widened) {
             notes.push(format!(
                 "item {index}: the quote does not hold the value {value:?}; its cited lines do, so they are the quote"
@@ -223,6 +228,32 @@ pub fn hold_values(answer: &mut Answer, document: &ParsedDocument, shown: &[Pass
     }
     answer.feedback.warnings.extend(notes);
     dropped
+}
+
+/// The items of a reply that says `answer_found: false` are not an answer:
+/// they are removed, and each one whose quotes read in their lines and hold
+/// its value is named in a warning (a candidate the model did not claim,
+/// which the reader of the audit trail may want to see). Returns how many
+/// were named.
+pub fn unclaimed(answer: &mut Answer, document: &ParsedDocument, shown: &[Passage]) -> usize {
+    if answer.feedback.answer_found || answer.items.is_empty() {
+        return 0;
+    }
+    let mut named = 0;
+    for item in std::mem::take(&mut answer.items) {
+        let clean = !item.spans.is_empty() && item.spans.iter().all(|s| verify_span(s, document, shown).is_empty());
+        if clean && item_holds_value(&item) {
+            let span = &item.spans[0];
+            answer.feedback.warnings.push(format!(
+                "the model named {:?} (p.{} line {}) but did not say it answers the question",
+                text::truncate_chars(&item.value.to_string(), 60),
+                span.page,
+                span.line_start
+            ));
+            named += 1;
+        }
+    }
+    named
 }
 
 /// Keeps the rows of every table value in `reply` (the raw reply JSON, items
@@ -389,11 +420,16 @@ mod tests {
         a.items = vec![item(amount(500.0), 1, "Sum insured")];
         assert_eq!(hold_values(&mut a, &document, &shown), 0);
         assert_eq!(a.items[0].spans[0].quote, "Sum insured: INR 500");
-        // A misquote is not widened into a citation that verifies.
+        // A misquote is not widened into a citation that verifies: it goes.
         let mut a = answer(AnswerShape::Single, true, true, &[]);
         a.items = vec![item(amount(500.0), 1, "Sum covered")];
+        assert_eq!(hold_values(&mut a, &document, &shown), 1);
+        assert!(a.items.is_empty() && !a.feedback.answer_found);
+        // A misquote that holds the value stays, for verification to flag.
+        let mut a = answer(AnswerShape::Single, true, true, &[]);
+        a.items = vec![item(amount(500.0), 1, "Sum covered: INR 500")];
         assert_eq!(hold_values(&mut a, &document, &shown), 0);
-        assert_eq!(a.items[0].spans[0].quote, "Sum covered");
+        assert_eq!(a.items.len(), 1);
 
         // Of two list items, the one its line does not hold goes.
         let mut a = answer(AnswerShape::Listing, true, true, &[]);
@@ -404,6 +440,25 @@ mod tests {
         assert_eq!(hold_values(&mut a, &document, &shown), 1);
         assert_eq!(a.items.len(), 1);
         assert!(a.feedback.answer_found && a.feedback.confidence <= 0.5);
+    }
+
+    #[test]
+    fn items_of_a_not_found_reply_are_named_in_warnings_not_answered() {
+        let document = doc(&[("a minimum of fifteen (15) official events", 2)]);
+        let shown = [passage(1, 1, 2)];
+        let mut a = answer(AnswerShape::Single, false, false, &[]);
+        a.items = vec![Item {
+            value: AnswerValue::Quantity(docintel_schema::Quantity { quantity: 15.0, unit: None }),
+            text: None,
+            spans: vec![Span { line_start: 1, line_end: 1, page: 2, quote: "fifteen (15) official".into() }],
+        }];
+        let mut unheld = a.clone();
+        unheld.items[0].spans[0].quote = "official events".into();
+        assert_eq!(unclaimed(&mut a, &document, &shown), 1);
+        assert!(a.items.is_empty());
+        assert!(a.feedback.warnings.last().unwrap().contains("named \"15\" (p.2 line 1)"), "{:?}", a.feedback.warnings);
+        assert_eq!(unclaimed(&mut unheld, &document, &shown), 0);
+        assert!(unheld.items.is_empty());
     }
 
     #[test]

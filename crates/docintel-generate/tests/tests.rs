@@ -732,10 +732,21 @@ fn a_custom_schema_is_sent_strict_and_its_answer_kept_as_json_with_verified_span
     }
     assert!(verify_citations(answer, &doc, &generation.passages_shown).is_empty());
 
-    // A misquoted address is caught by the same check.
+    // A misquoted address that its quote does not hold is dropped, with the reason.
     let mut bad: Value = serde_json::from_str(&data("address_found.json")).unwrap();
     bad["items"][0]["spans"][0]["quote"] = json!("12 rue des Roses");
     let fake = FakeModel::new(vec![Reply::Content(bad.to_string())]);
+    let generation = LlmGenerator::new(&fake, "m")
+        .with_custom_schema(custom.clone())
+        .generate(&address_question(), &doc, &[passage(1, 4, 1)], &mut Vec::new())
+        .unwrap();
+    assert!(generation.answer.items.is_empty() && !generation.answer.feedback.answer_found);
+    assert!(generation.answer.feedback.warnings.iter().any(|w| w.contains("does not read in its cited lines")));
+    // One that holds the value but is not on its lines is kept and flagged.
+    let mut moved: Value = serde_json::from_str(&data("address_found.json")).unwrap();
+    let quote = moved["items"][0]["spans"][0]["quote"].as_str().unwrap().to_owned();
+    moved["items"][0]["spans"][0]["quote"] = json!(format!("{quote} Cedex"));
+    let fake = FakeModel::new(vec![Reply::Content(moved.to_string())]);
     let generation = LlmGenerator::new(&fake, "m")
         .with_custom_schema(custom)
         .generate(&address_question(), &doc, &[passage(1, 4, 1)], &mut Vec::new())
@@ -949,7 +960,7 @@ fn a_section_longer_than_the_window_is_read_in_pieces_that_fit_and_the_list_gath
     let window = 1_600;
     let options = DispatchOptions { context_window: Some(window), ..DispatchOptions::default() };
     let fake = FakeModel::new((0..20).map(|_| Reply::FirstRow).collect());
-    let generator = LlmGenerator::new(&fake, "m").with_options(options).with_max_output_tokens(Some(256));
+    let generator = LlmGenerator::new(&fake, "m").with_options(options.clone()).with_max_output_tokens(Some(256));
     let generation = generator.generate(&question, &doc, &[passage(1, 60, 1)], &mut Vec::new()).unwrap();
     let limit = (window as f64 * docintel_generate::llm::DEFAULT_HEADROOM) as u64;
     let requests = fake.requests.borrow();
@@ -964,6 +975,16 @@ fn a_section_longer_than_the_window_is_read_in_pieces_that_fit_and_the_list_gath
     assert_eq!(generation.exit, "gathered");
     assert!(generation.notes.iter().any(|n| n.contains("read in")), "{:?}", generation.notes);
     assert!(verify_citations(&generation.answer, &doc, &generation.passages_shown).is_empty());
+    drop(requests);
+
+    // Asked sequentially, the cut passage is still read whole: its pieces are one passage.
+    let mut sequential = question.clone();
+    sequential.chunk_strategy = ChunkStrategy::Sequential;
+    let fake = FakeModel::new((0..20).map(|_| Reply::FirstRow).collect());
+    let generator = LlmGenerator::new(&fake, "m").with_options(options).with_max_output_tokens(Some(256));
+    let generation = generator.generate(&sequential, &doc, &[passage(1, 60, 1)], &mut Vec::new()).unwrap();
+    let shown: u32 = generation.passages_shown.iter().map(|p| p.line_end - p.line_start + 1).sum();
+    assert_eq!((shown, generation.exit.as_str()), (60, "gathered"));
 }
 
 #[test]

@@ -38,7 +38,7 @@ pub use document::{
     BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
     TocSource,
 };
-pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep};
+pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep, StepUsage};
 pub use question::{
     AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction,
     ExecutionPlan, GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters,

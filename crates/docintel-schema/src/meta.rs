@@ -28,6 +28,22 @@ pub struct CitationProblem {
     pub problem: String,
 }
 
+/// The model calls of one step of a question (`question`, `routing`,
+/// `generation`) and what they spent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepUsage {
+    /// Model calls made (retries of the transport not counted apart).
+    pub calls: u32,
+    /// Input tokens the server reported.
+    pub input_tokens: u64,
+    /// Output tokens the server reported.
+    pub output_tokens: u64,
+    /// Input tokens the server served from its prompt cache.
+    pub cached_tokens: u64,
+    /// Cost in US dollars at the models table's prices (0 when the model is not in it).
+    pub cost_usd: f64,
+}
+
 /// The summary of everything the pipeline decided for one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
@@ -85,6 +101,11 @@ pub struct Meta {
     pub tokens_out: u64,
     /// Cost in US dollars.
     pub cost_usd: f64,
+    /// Model calls, tokens and cost per step (question parse, routing,
+    /// generation); empty offline. `tokens_in`, `tokens_out` and `cost_usd`
+    /// are their sums.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub llm_usage: BTreeMap<String, StepUsage>,
     /// Wall time per stage in milliseconds.
     pub timings_ms: BTreeMap<String, u64>,
     /// Problems the parser reported for this document.

@@ -325,7 +325,7 @@ pub fn pdf_qa_with_document(
     };
     let was_cached = cached.is_some();
     let question_run = match cached {
-        Some(parsed) => QuestionRun { parsed, events: Vec::new(), usage: Usage::default() },
+        Some(parsed) => QuestionRun::rules(parsed),
         None => parse_question(&parser, question, &document.profile, options)?,
     };
     let parsed_to_save = (!was_cached).then(|| question_run.parsed.clone());
@@ -419,6 +419,17 @@ struct QuestionRun {
     parsed: ParsedQuestion,
     events: Vec<TraceEvent>,
     usage: Usage,
+    /// Model calls made (0 for the rules or a cached parse).
+    calls: u32,
+    /// Time the parse took.
+    ms: u64,
+}
+
+impl QuestionRun {
+    /// A question parsed by the rules (or read back from a cache): no model call.
+    fn rules(parsed: ParsedQuestion) -> QuestionRun {
+        QuestionRun { parsed, events: Vec::new(), usage: Usage::default(), calls: 0, ms: 0 }
+    }
 }
 
 /// Parses `question` with the model when the options choose an LLM and
@@ -436,14 +447,18 @@ fn parse_question(
                 .with_deadline(options.llm_deadline);
             let parser = LlmQuestionParser::new(transport, model).with_rules(rules.clone());
             let mut events: Vec<TraceEvent> = Vec::new();
+            let clock = Instant::now();
             let run = parser
                 .parse_traced(question, &[], profile, &mut events)
                 .map_err(|e| brick_error("question")(Box::new(e)))?;
-            Ok(QuestionRun { parsed: run.parsed, events, usage: run.usage })
+            let calls = events.iter().filter(|e| e.step == "llm_parse").count() as u32;
+            let ms = clock.elapsed().as_millis() as u64;
+            Ok(QuestionRun { parsed: run.parsed, events, usage: run.usage, calls, ms })
         }
         _ => {
+            let clock = Instant::now();
             let parsed = rules.parse(question, profile).map_err(|e| brick_error("question")(Box::new(e)))?;
-            Ok(QuestionRun { parsed, events: Vec::new(), usage: Usage::default() })
+            Ok(QuestionRun { ms: clock.elapsed().as_millis() as u64, ..QuestionRun::rules(parsed) })
         }
     }
 }
@@ -497,7 +512,7 @@ pub fn answer_parsed(
     parser: &RuleParser,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
-    answer_parsed_after(document, QuestionRun { parsed, events: Vec::new(), usage: Usage::default() }, parser, options)
+    answer_parsed_after(document, QuestionRun::rules(parsed), parser, options)
 }
 
 fn answer_parsed_after(
@@ -506,7 +521,13 @@ fn answer_parsed_after(
     parser: &RuleParser,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
-    let QuestionRun { mut parsed, events: question_events, usage: question_usage } = question_run;
+    let QuestionRun {
+        mut parsed,
+        events: question_events,
+        usage: question_usage,
+        calls: question_calls,
+        ms: question_ms,
+    } = question_run;
     let mut trace = TraceRecorder::new();
     for event in question_events {
         trace.record(event);
@@ -573,7 +594,8 @@ fn answer_parsed_after(
         parsed.activations.use_toc_navigation = false;
         parsed.parsing_notes.push("TOC navigation turned off by the caller".to_owned());
     }
-    timings.insert("question".to_owned(), clock.elapsed().as_millis() as u64);
+    // The parse (a model call, with a model) and the caller's overrides.
+    timings.insert("question".to_owned(), question_ms + clock.elapsed().as_millis() as u64);
     trace.record(TraceEvent {
         brick: "question".into(),
         step: "parse".into(),
@@ -684,6 +706,7 @@ fn answer_parsed_after(
     });
     implementations.insert("retrieve".to_owned(), retriever.name());
     let mut router_usage = Usage::default();
+    let mut router_calls = 0u32;
     let mut generation_usage = Usage::default();
     let mut generation_calls = 0u32;
     let mut feedback_notes = Vec::new();
@@ -702,6 +725,7 @@ fn answer_parsed_after(
                     .retrieve_with_router(&router, &parsed, document, &mut trace)
                     .map_err(|e| brick_error("retrieve")(Box::new(e)))?;
                 for (i, response) in router.responses().into_iter().enumerate() {
+                    router_calls += 1;
                     router_usage.input_tokens += response.usage.input_tokens;
                     router_usage.output_tokens += response.usage.output_tokens;
                     router_usage.cached_tokens += response.usage.cached_tokens;
@@ -842,21 +866,39 @@ fn answer_parsed_after(
     // Every model call of the question counts: parsing, routing, generation.
     let tokens_in = question_usage.input_tokens + router_usage.input_tokens + generation_usage.input_tokens;
     let tokens_out = question_usage.output_tokens + router_usage.output_tokens + generation_usage.output_tokens;
-    let cost_usd = match priced_model {
-        None => 0.0,
-        Some(model) => match parser.satellites().model(model) {
-            Some(row) => {
-                (tokens_in as f64 * row.price_in_per_1m + tokens_out as f64 * row.price_out_per_1m) / 1_000_000.0
-            }
-            None => {
-                skipped.push(SkippedStep {
-                    step: "cost".into(),
-                    reason: format!("model {model} is not in the models table: cost unknown (reported as 0)"),
-                });
-                0.0
-            }
-        },
+    let price = priced_model.and_then(|model| parser.satellites().model(model));
+    if let (Some(model), None) = (priced_model, price) {
+        skipped.push(SkippedStep {
+            step: "cost".into(),
+            reason: format!("model {model} is not in the models table: cost unknown (reported as 0)"),
+        });
+    }
+    let cost_of = |usage: &Usage| {
+        price.map_or(0.0, |row| {
+            (usage.input_tokens as f64 * row.price_in_per_1m + usage.output_tokens as f64 * row.price_out_per_1m)
+                / 1_000_000.0
+        })
     };
+    let mut llm_usage = BTreeMap::new();
+    if priced_model.is_some() {
+        for (step, calls, usage) in [
+            ("question", question_calls, &question_usage),
+            ("routing", router_calls, &router_usage),
+            ("generation", generation_calls, &generation_usage),
+        ] {
+            llm_usage.insert(
+                step.to_owned(),
+                docintel_schema::StepUsage {
+                    calls,
+                    input_tokens: usage.input_tokens,
+                    output_tokens: usage.output_tokens,
+                    cached_tokens: usage.cached_tokens,
+                    cost_usd: cost_of(usage),
+                },
+            );
+        }
+    }
+    let cost_usd = llm_usage.values().map(|u| u.cost_usd).sum::<f64>();
     let mut prompt_versions = BTreeMap::new();
     prompt_versions.insert("question_parsing".to_owned(), parsed.parser.clone());
     prompt_versions.insert("generation".to_owned(), generation.template_version.clone());
@@ -897,6 +939,7 @@ fn answer_parsed_after(
         tokens_in,
         tokens_out,
         cost_usd,
+        llm_usage,
         timings_ms: timings,
         document_diagnostics: document
             .diagnostics
