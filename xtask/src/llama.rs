@@ -155,16 +155,22 @@ fn model_spec(name: &str) -> anyhow::Result<&'static ModelSpec> {
     MODELS.iter().find(|m| m.key == name).with_context(|| format!("unknown model {name} (known: tiny, small)"))
 }
 
-pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
-    let options = parse_args(args)?;
+/// The workspace's target directory (where `llama/` is cached).
+fn target_dir() -> anyhow::Result<PathBuf> {
     let root = crate::tidy::project_root();
-    let target = cargo_metadata::MetadataCommand::new()
+    Ok(cargo_metadata::MetadataCommand::new()
         .manifest_path(root.join("Cargo.toml"))
         .no_deps()
         .exec()
         .context("reading cargo metadata")?
         .target_directory
-        .into_std_path_buf();
+        .into_std_path_buf())
+}
+
+pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    let options = parse_args(args)?;
+    let root = crate::tidy::project_root();
+    let target = target_dir()?;
     let cache = target.join("llama");
     let spec = model_spec(options.model)?;
 
@@ -396,15 +402,7 @@ pub(crate) struct RunningServer {
 /// until it is healthy. Returns the server (killed when dropped) and the
 /// model name it answers to.
 pub(crate) fn local_server(model: &str) -> anyhow::Result<(RunningServer, &'static str)> {
-    let root = crate::tidy::project_root();
-    let target = cargo_metadata::MetadataCommand::new()
-        .manifest_path(root.join("Cargo.toml"))
-        .no_deps()
-        .exec()
-        .context("reading cargo metadata")?
-        .target_directory
-        .into_std_path_buf();
-    let cache = target.join("llama");
+    let cache = target_dir()?.join("llama");
     let spec = model_spec(model)?;
     let (server, _) = ensure_server(&cache)?;
     let (gguf, _) = ensure_model(&cache, spec)?;

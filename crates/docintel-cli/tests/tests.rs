@@ -127,13 +127,34 @@ fn mock_openai(answer_json: &'static str, max_requests: usize) -> (String, std::
     mock_openai_replies(vec![answer_json], max_requests)
 }
 
+/// The request line and the body (by its content-length) of one HTTP request.
+fn read_http_request(stream: &std::net::TcpStream) -> (String, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let (mut length, mut request_line) = (0, String::new());
+    reader.read_line(&mut request_line).unwrap();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line == "\r\n" || line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    (request_line, String::from_utf8(body).unwrap())
+}
+
 /// [`mock_openai`] answering the non-parse calls with `answers` in turn (the
 /// last one repeated).
 fn mock_openai_replies(
     answers: Vec<&'static str>,
     max_requests: usize,
 ) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
@@ -153,22 +174,7 @@ fn mock_openai_replies(
             };
             stream.set_nonblocking(false).unwrap();
             idle_since = std::time::Instant::now();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let (mut length, mut request_line) = (0, String::new());
-            reader.read_line(&mut request_line).unwrap();
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if line == "\r\n" || line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body = String::from_utf8(body).unwrap();
+            let (request_line, body) = read_http_request(&stream);
             // Anything but a chat completion (the context-window questions:
             // /props, /v1/models, /api/*) is a route this server lacks.
             if !request_line.starts_with("POST /v1/chat/completions") {
@@ -1206,7 +1212,7 @@ fn a_corpus_link_to_a_file_outside_the_folder_is_left_out() {
 /// reply citing the longest passage row it was shown. Returns the base URL and
 /// a handle yielding `(status, prompt tokens)` per chat request.
 fn mock_llama(n_ctx: usize, advertise: bool) -> (String, std::thread::JoinHandle<Vec<(u16, usize)>>) {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
@@ -1225,21 +1231,7 @@ fn mock_llama(n_ctx: usize, advertise: bool) -> (String, std::thread::JoinHandle
             };
             stream.set_nonblocking(false).unwrap();
             idle_since = std::time::Instant::now();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let (mut length, mut request_line) = (0, String::new());
-            reader.read_line(&mut request_line).unwrap();
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if line == "\r\n" || line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let (request_line, body) = read_http_request(&stream);
             let (status, reply) = if request_line.starts_with("GET /props") {
                 if advertise {
                     (200, serde_json::json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1}))
@@ -1247,7 +1239,7 @@ fn mock_llama(n_ctx: usize, advertise: bool) -> (String, std::thread::JoinHandle
                     (404, serde_json::json!({"error": {"code": 404, "message": "File Not Found"}}))
                 }
             } else if request_line.starts_with("POST /v1/chat/completions") {
-                let request: Value = serde_json::from_slice(&body).unwrap();
+                let request: Value = serde_json::from_str(&body).unwrap();
                 let prompt: String = request["messages"]
                     .as_array()
                     .unwrap()

@@ -188,37 +188,38 @@ pub fn relocate_span(span: &Span, document: &ParsedDocument, shown: &[Passage]) 
 pub fn hold_values(answer: &mut Answer, document: &ParsedDocument, shown: &[Passage]) -> usize {
     let mut notes = Vec::new();
     let mut kept = Vec::new();
+    let mut dropped = 0;
     for (index, mut item) in std::mem::take(&mut answer.items).into_iter().enumerate() {
         if item.spans.is_empty() || item_holds_value(&item) {
             kept.push(item);
             continue;
         }
-        let misquoted = item.spans.iter().any(|span| !verify_span(span, document, shown).is_empty());
-        let mut widened = item.clone();
-        for span in &mut widened.spans {
-            if span.line_start <= span.line_end && document.line(span.line_end).is_some() {
-                let lines = document.line_range(span.line_start, span.line_end);
-                span.quote = lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join(" ");
-            }
-        }
         let value = text::truncate_chars(&item.value.to_string(), 60).to_owned();
-        if misquoted {
+        if item.spans.iter().any(|span| !verify_span(span, document, shown).is_empty()) {
             // Its quote neither reads in its lines nor holds the value: nothing
             // the model wrote proves it.
+            dropped += 1;
             notes.push(format!(
                 "item {index} dropped: its quote does not read in its cited lines and does not hold the value {value:?}"
             ));
-        } else if item_holds_value(&widened) {
+            continue;
+        }
+        let mut widened = item.clone();
+        for span in &mut widened.spans {
+            let lines = document.line_range(span.line_start, span.line_end);
+            span.quote = lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join(" ");
+        }
+        if item_holds_value(&widened) {
             notes.push(format!(
                 "item {index}: the quote does not hold the value {value:?}; its cited lines do, so they are the quote"
             ));
             item.spans = widened.spans;
             kept.push(item);
         } else {
+            dropped += 1;
             notes.push(format!("item {index} dropped: its cited lines do not hold the value {value:?}"));
         }
     }
-    let dropped = notes.iter().filter(|n| n.contains("dropped")).count();
     answer.items = kept;
     if answer.items.is_empty() && dropped > 0 && answer.feedback.answer_found {
         let reason = "no item of the model's reply is held by the lines it cites".to_owned();

@@ -228,28 +228,28 @@ impl OpenAiTransport {
             base
         };
         root.set_path("/");
-        let join = |url: &reqwest::Url, path: &str| -> Option<reqwest::Url> {
+        let join = |url: &reqwest::Url, path: &str| -> reqwest::Url {
             let mut url = url.clone();
             let prefix = url.path().trim_end_matches('/').to_owned();
             url.set_path(&format!("{prefix}/{path}"));
-            Some(url)
+            url
         };
         // The chat endpoint is {base}/chat/completions; the server's root has /props, /api/*.
         let positive = |v: Option<&Value>| v.and_then(Value::as_u64).filter(|n| *n > 0);
-        if let Some(props) = join(&root, "props").and_then(|url| self.probe(url, None))
+        if let Some(props) = self.probe(join(&root, "props"), None)
             && let Some(n_ctx) =
                 positive(props.pointer("/default_generation_settings/n_ctx")).or_else(|| positive(props.get("n_ctx")))
         {
             return Some((n_ctx, "the server's /props (llama.cpp n_ctx)".to_owned()));
         }
-        if let Some(models) = join(&base, "models").and_then(|url| self.probe(url, None)) {
+        if let Some(models) = self.probe(join(&base, "models"), None) {
             let listed = models.get("data").and_then(Value::as_array).cloned().unwrap_or_default();
             let entry = listed.iter().find(|m| m.get("id").and_then(Value::as_str) == Some(model));
             if let Some(len) = positive(entry.or(listed.first()).and_then(|m| m.get("max_model_len"))) {
                 return Some((len, "the server's /models (max_model_len)".to_owned()));
             }
         }
-        if let Some(ps) = join(&root, "api/ps").and_then(|url| self.probe(url, None)) {
+        if let Some(ps) = self.probe(join(&root, "api/ps"), None) {
             let loaded = ps.get("models").and_then(Value::as_array).cloned().unwrap_or_default();
             let entry = loaded.iter().find(|m| {
                 m.get("name")
@@ -260,8 +260,7 @@ impl OpenAiTransport {
             if let Some(len) = positive(entry.and_then(|m| m.get("context_length"))) {
                 return Some((len, "Ollama's /api/ps (context_length of the loaded model)".to_owned()));
             }
-            let shown =
-                join(&root, "api/show").and_then(|url| self.probe(url, Some(serde_json::json!({"model": model}))));
+            let shown = self.probe(join(&root, "api/show"), Some(serde_json::json!({"model": model})));
             let num_ctx = shown.as_ref().and_then(|v| v.get("parameters")).and_then(Value::as_str).and_then(|p| {
                 p.lines().find_map(|line| line.trim().strip_prefix("num_ctx")?.trim().parse::<u64>().ok())
             });
