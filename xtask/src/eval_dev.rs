@@ -204,6 +204,12 @@ pub(crate) fn load_all(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
+    // `DOCINTEL_EVAL_DEV_FILES=a,b` keeps the sets of those file stems only
+    // (comparing runs on a fixed set while new sets are being written).
+    if let Ok(only) = std::env::var("DOCINTEL_EVAL_DEV_FILES") {
+        let only: Vec<&str> = only.split(',').map(str::trim).collect();
+        files.retain(|f| f.file_stem().is_some_and(|s| only.contains(&s.to_string_lossy().as_ref())));
+    }
     let mut out = Vec::new();
     for file in files {
         out.extend(read_jsonl(&file)?);
