@@ -289,6 +289,31 @@ const LEAD: &[&str] = &[
     "ist", "sind", "war", "der", "die", "das", "den", "dem", "het", "een", "zijn", "es", "son", "el", "los", "las",
     "de", "des", "du", "many", "much", "me", "us",
 ];
+/// Adjectives after "how" that ask a measure of the noun phrase that
+/// follows ("how LONG is the grace period", "how LARGE was the vocabulary").
+const HOW_MEASURES: &[&str] = &[
+    "long",
+    "large",
+    "big",
+    "old",
+    "far",
+    "often",
+    "soon",
+    "high",
+    "tall",
+    "wide",
+    "deep",
+    "heavy",
+    "fast",
+    "early",
+    "late",
+    "frequently",
+    "small",
+    "low",
+];
+/// What an inverted question asks the meaning of ("what does X MEAN",
+/// "what does X STAND for").
+const MEANING_VERBS: &[&str] = &["mean", "stand", "refer", "signify", "indicate", "denote", "represent"];
 /// Nouns that say only "the value of": the phrase continues into their
 /// complement ("the name of the chief executive officer").
 const GENERIC_HEADS: &[&str] = &["name", "names", "nom", "noms", "nombre", "naam", "title", "identity", "identité"];
@@ -300,7 +325,8 @@ const PHRASE_END: &[&str] = &[
     "est", "sont", "a", "ont", "de", "du", "des", "pour", "dans", "sur", "à", "au", "aux", "par", "en", "et", "ou",
     "ist", "sind", "hat", "von", "für", "im", "mit", "und", "oder", "van", "voor", "op", "bij", "en", "es", "son",
     "para", "por", "con", "y", "del", "did", "does", "doe", "heeft", "wird", "werden", "per", "faut", "doit", "peut",
-    "doivent",
+    "doivent", "after", "before", "until", "since", "within", "into", "over", "about", "through", "upon", "back",
+    "ago", "après", "avant", "nach", "vor", "na", "voor",
 ];
 
 /// The phrase a question asks for: after the question word ("what DROPOUT
@@ -317,16 +343,34 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         .position(|w| WH.contains(&w.as_str()) || w == "how")
         .or_else(|| words.first().filter(|w| ASK_VERBS.contains(&w.as_str())).map(|_| 0))?;
     let who = matches!(words[start].as_str(), "who" | "whom" | "qui" | "wer" | "wen" | "quién" | "quiénes");
-    // "How is the premium calculated?" asks a manner, not a noun phrase.
+    // "How long is the free look period?" asks a measure of the noun phrase
+    // after the copula; "How is the premium calculated?" asks a manner, not
+    // a noun phrase.
+    let mut start = start;
     if words[start] == "how" && !words.get(start + 1).is_some_and(|w| w == "many" || w == "much") {
-        return None;
+        if !words.get(start + 1).is_some_and(|w| HOW_MEASURES.contains(&w.as_str())) {
+            return None;
+        }
+        start += 1;
     }
-    // "Nike's", and the plural "General Mills'".
+    // "Nike's", and the plural "General Mills'" (not a French clitic: the
+    // "s" of "s'applique").
     let possessive = |i: usize| {
         let s_next = words.get(i + 1).is_some_and(|w| w == "s")
             && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’']);
-        let plural = words[i].ends_with('s') && text[tokens[i].end..].starts_with(['\'', '’']) && !s_next;
+        let plural = words[i].ends_with('s')
+            && words[i].chars().count() > 2
+            && text[tokens[i].end..].starts_with(['\'', '’'])
+            && !s_next;
         s_next || plural
+    };
+    // A French clitic before its verb ends the phrase: "quelle franchise
+    // s'applique", "qu'", "n'".
+    let clitic_verb = |i: usize| {
+        matches!(words[i].as_str(), "s" | "n" | "qu" | "c" | "se" | "ne")
+            && tokens.get(i + 1).is_some_and(|next| {
+                text[tokens[i].end..next.start].trim().starts_with(['\'', '’']) || words[i].len() == 2
+            })
     };
     let skip_of = |i: usize| {
         if words.get(i + 1).is_some_and(|w| w == "s") && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’'])
@@ -341,8 +385,36 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     while i < words.len() && phrase.is_empty() && LEAD.contains(&words[i].as_str()) {
         i += 1;
     }
+    // "What does error 188 mean": the subject of an inverted question that
+    // asks what it means or stands for.
+    if i < words.len() && matches!(words[i].as_str(), "does" | "do" | "did") {
+        let closing = words.iter().skip(i + 1).position(|w| MEANING_VERBS.contains(&w.as_str()));
+        match closing {
+            Some(n) if n > 0 => {
+                let subject: Vec<String> =
+                    words[i + 1..i + 1 + n].iter().filter(|w| !LEAD.contains(&w.as_str())).take(6).cloned().collect();
+                return Some(AskedPhrase { words: subject, who });
+            }
+            _ => return Some(AskedPhrase { words: Vec::new(), who }),
+        }
+    }
     while i < words.len() && phrase.len() < 6 {
         let word = &words[i];
+        // ... and so does the article of a new noun phrase ("quel âge
+        // L'assuré").
+        if !phrase.is_empty() && (clitic_verb(i) || (word == "l" && text[tokens[i].end..].starts_with(['\'', '’']))) {
+            break;
+        }
+        if possessive(i) {
+            // "which state's law": the owner is what is asked.
+            if phrase.is_empty() && i == start + 1 {
+                phrase.push(word.clone());
+                break;
+            }
+            phrase.clear();
+            i += skip_of(i);
+            continue;
+        }
         if PHRASE_END.contains(&word.as_str()) {
             if !phrase.is_empty()
                 && GENERIC_HEADS.contains(&phrase[phrase.len() - 1].as_str())
@@ -361,7 +433,7 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         // verb in -s or -ed before its object ("which temperature GIVES
         // ChatGPT the ...", "which step TAKES the most").
         let wordy = phrase.iter().any(|w| w.chars().all(char::is_alphabetic));
-        if wordy && word.len() > 4 && word.ends_with("ed") {
+        if wordy && word.len() >= 4 && word.ends_with("ed") {
             break;
         }
         let object_follows = tokens.get(i + 1).is_some_and(|next| {
@@ -377,19 +449,9 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         let gap = &text[tokens[i - 1].end..tokens[i].start];
         let gap_ok = phrase.is_empty() || gap.chars().all(char::is_whitespace);
         let after_possessive = i >= 2 && words[i - 1] == "s";
-        let apostrophe_gap = gap.trim_start_matches(['\'', '’']).chars().all(char::is_whitespace);
+        let apostrophe_gap = gap.trim_start_matches(['\'', '’']).chars().all(char::is_whitespace) || gap.trim() == "&";
         if !(gap_ok || after_possessive || apostrophe_gap) {
             break;
-        }
-        if possessive(i) {
-            // "which state's law": the owner is what is asked.
-            if phrase.is_empty() && i == start + 1 {
-                phrase.push(word.clone());
-                break;
-            }
-            phrase.clear();
-            i += skip_of(i);
-            continue;
         }
         phrase.push(word.clone());
         i += 1;

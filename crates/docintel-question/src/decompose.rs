@@ -13,6 +13,11 @@ qu[ée]|cu[áa]l|cu[áa]les|cu[áa]ndo|d[óo]nde|c[óo]mo|cu[áa]nto|cu[áa]nta|
 wann|wo|wie|welche|welcher|welches|warum|wer|\
 что|когда|где|как|какой|какая|какие|каков|какова|сколько|почему|кто";
 
+/// Prepositions that may open the second question ("..., and IN how many
+/// countries", "and SINCE what year", "and AT what price").
+const PREPOSITIONS: &str = "in|on|at|by|for|from|since|under|to|with|within|after|before|until|into|of|through|\
+dans|en|à|par|pour|depuis|sous|avec|avant|après|jusqu'à|in|seit|bis|mit|unter|für|ab|vor|nach|en|desde|hasta|con|bajo";
+
 /// Articles that may sit between a conjunction and its noun ("the exclusions and the limits").
 const ARTICLES: &[&str] = &["the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "der", "die", "das", "den"];
 
@@ -33,7 +38,7 @@ impl DecomposeRules {
         let compile = |source: &str| Regex::new(source).expect("decompose regex compiles");
         DecomposeRules {
             conjunction_question: compile(&format!(
-                r"(?i)(?:,\s*|\s+)(?:and|et|y|und|и|а)\s+(?:also\s+|aussi\s+|auch\s+|también\s+)?(?:{QUESTION_WORDS})\b"
+                r"(?i)(?:,\s*|\s+)(?:and|et|y|und|и|а)\s+(?:also\s+|aussi\s+|auch\s+|también\s+)?((?:(?:{PREPOSITIONS})\s+)?(?:{QUESTION_WORDS}))\b"
             )),
             conditional: compile(
                 r"(?i)^[¿¡]?\s*(?:if|in\s+case|si|wenn|falls|если)\b([^,?]+),\s*(?:then\s+|alors\s+|dann\s+|entonces\s+|то\s+)?(.+)$",
@@ -77,11 +82,12 @@ impl DecomposeRules {
     fn split_conjunctions(&self, text: &str) -> Vec<String> {
         let mut parts = Vec::new();
         let mut start = 0;
-        for m in self.conjunction_question.find_iter(text) {
+        for c in self.conjunction_question.captures_iter(text) {
+            let m = c.get(0).expect("whole match");
             let left = &text[start..m.start()];
-            // The right side starts at the question word (the last word of the match).
-            let question_word_at =
-                m.as_str().trim_end().rfind(char::is_whitespace).map_or(m.start(), |i| m.start() + i + 1);
+            // The right side starts at its question word, or the preposition
+            // before it.
+            let question_word_at = c.get(1).map_or(m.start(), |q| q.start());
             let rest_end = self.conjunction_question.find(&text[m.end()..]).map_or(text.len(), |n| m.end() + n.start());
             if count_words(left) < MIN_WORDS || count_words(&text[question_word_at..rest_end]) < MIN_WORDS {
                 continue;
@@ -218,6 +224,14 @@ mod tests {
     fn instructions_stay_attached() {
         check("When does the policy expire? Give the date.", (Single, &[]));
         check("What is the premium? when is it due", (Independent, &["What is the premium?", "When is it due?"]));
+        check(
+            "How many factories supplied Nike, and in how many countries were they located?",
+            (Independent, &["How many factories supplied Nike?", "In how many countries were they located?"]),
+        );
+        check(
+            "Who audits Activision Blizzard and since what year?",
+            (Independent, &["Who audits Activision Blizzard?", "Since what year?"]),
+        );
     }
 
     #[test]

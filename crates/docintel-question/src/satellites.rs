@@ -662,6 +662,7 @@ mod tests {
                 "duration",
                 "year",
                 "count",
+                "number",
                 "title",
                 "location"
             ]
