@@ -165,7 +165,9 @@ fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
         }
         scores.push((alpha, right));
     }
-    let best = scores.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.total_cmp(&a.0))).map_or(1.0, |s| s.0);
+    // On a tie the stronger penalty: the simpler model of two that rank
+    // held-out documents equally well.
+    let best = scores.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0))).map_or(1.0, |s| s.0);
     (best, scores)
 }
 
@@ -365,6 +367,58 @@ fn legacy_sets(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
     Ok(out)
 }
 
+/// `cargo xtask candidates FILE QUESTION [N]`: every candidate the reader
+/// scored for one question (the best `N`, default 15), with its passage,
+/// line, probability and the features that are not zero: what a reader
+/// change is checked against by hand.
+pub(crate) fn candidates(args: &[String]) -> anyhow::Result<()> {
+    let (Some(file), Some(question)) = (args.first(), args.get(1)) else {
+        bail!("usage: cargo xtask candidates FILE QUESTION [N]");
+    };
+    let n: usize = args.get(2).map(|a| a.parse()).transpose().context("N is a count")?.unwrap_or(15);
+    let options = AskOptions::new(5);
+    let parser = docintel::question_parser(&options)?;
+    let document = parse_file(Path::new(file))?;
+    let parsed = parser.parse(question, &document.profile)?;
+    let run = answer_parsed(&document, parsed, &parser, &options)?;
+    let q = &run.parsed_question;
+    println!(
+        "type {} · shape {:?} · focus {:?} · constraints {:?}",
+        q.answer_type, q.answer_shape, q.generation.answer_focus, q.generation.constraints
+    );
+    println!(
+        "passages: {}",
+        run.passages
+            .iter()
+            .map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut all = ExtractiveGenerator::new().candidates(q, &document, &run.passages)?;
+    all.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+    let names = reader_features();
+    for c in all.iter().take(n) {
+        let features: Vec<String> = names
+            .iter()
+            .zip(&c.features)
+            .filter(|(_, v)| v.abs() > 0.005)
+            .map(|(name, v)| format!("{name}={v:.2}"))
+            .collect();
+        println!(
+            "{:.3} p{} l{} [{}] {:?}{}\n      {}",
+            c.probability,
+            c.span.page,
+            c.span.line_start,
+            c.group,
+            c.text.chars().take(80).collect::<String>(),
+            if c.missing.is_empty() { String::new() } else { format!(" missing {:?}", c.missing) },
+            features.join(" ")
+        );
+    }
+    println!("answer: {}", run.output.answer.items.iter().map(|i| i.value.to_string()).collect::<Vec<_>>().join("; "));
+    Ok(())
+}
+
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut shared: Option<PathBuf> = None;
     // The utility the answer threshold maximises: a right answer or a right
@@ -474,12 +528,15 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                     "text": c.text.chars().take(90).collect::<String>(),
                     "p": (c.probability * 1000.0).round() / 1000.0,
                     "page": c.span.page,
+                    "line": c.span.line_start,
                     "right": right(c),
                     "missing": c.missing,
                     "f": c.features.iter().map(|v| (v * 100.0).round() / 100.0).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
                 "right_c": ranked.iter().find(|c| right(c)).map(|c| json!({
                     "text": c.text.chars().take(90).collect::<String>(),
+                    "page": c.span.page,
+                    "line": c.span.line_start,
                     "p": (c.probability * 1000.0).round() / 1000.0,
                     "f": c.features.iter().map(|v| (v * 100.0).round() / 100.0).collect::<Vec<_>>(),
                 })),

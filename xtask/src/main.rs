@@ -4,6 +4,9 @@
 //!   docs); it also runs as a `#[test]` so `cargo test` enforces it.
 //! - `eval [--shared DIR] [--csv FILE]` answers the gold questions of the
 //!   invoice sets and prints per-field accuracy.
+//! - `fit-reader --shared DIR` fits the extractive reader's model on the
+//!   tuning questions; `candidates FILE QUESTION` prints every candidate the
+//!   reader scored for one question, with its features.
 //! - `eval-retrieval --shared DIR` measures TOC routing against flat keyword
 //!   retrieval on the NIST SP 800-53 gold questions.
 //! - `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
@@ -33,13 +36,14 @@ fn main() -> ExitCode {
         Some("eval") => eval::run(&args[1..]),
         Some("eval-retrieval") => eval_retrieval::run(&args[1..]),
         Some("fit-reader") => fit_reader::run(&args[1..]),
+        Some("candidates") => fit_reader::candidates(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

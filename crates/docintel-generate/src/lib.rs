@@ -73,6 +73,7 @@ pub mod prompt;
 mod reader;
 pub mod reply;
 mod statement;
+mod table;
 pub mod validate;
 
 pub use custom::{CustomSchema, CustomSchemaError};

@@ -222,6 +222,27 @@ impl Terms {
     }
 }
 
+/// Words apart two terms may stand and still read as one phrase ("chief
+/// digital AND technology officer").
+const BIGRAM_GAP: usize = 3;
+
+/// The ordered pairs of terms that follow each other in a text (at most
+/// [`BIGRAM_GAP`] words apart): its phrases, as the question's terms spell
+/// them.
+pub(crate) fn term_pairs(hits: &[Hit]) -> Vec<(usize, usize)> {
+    let mut sorted: Vec<&Hit> = hits.iter().collect();
+    sorted.sort_by_key(|h| (h.word, h.term));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (k, a) in sorted.iter().enumerate() {
+        for b in sorted[k + 1..].iter().take_while(|b| b.word <= a.word + BIGRAM_GAP) {
+            if b.term != a.term && b.word > a.word && !out.contains(&(a.term, b.term)) {
+                out.push((a.term, b.term));
+            }
+        }
+    }
+    out
+}
+
 /// The focus words of a question (the noun phrase it asks for), folded.
 pub(crate) fn focus_words(question: &ParsedQuestion) -> Vec<String> {
     question

@@ -36,10 +36,15 @@
 //! | `largest` | the largest number among the question's candidates (amounts, counts, numbers) |
 //! | `anchor` | nearness of the value's row to the line retrieval ranked best in its passage (`exp(-d/3)` in lines) |
 //! | `passage_score` | the passage's retrieval score over the best passage's |
+//! | `kind_other` | the value is of another kind than the asked one (see [`super::kinds::Kind::also`]) |
+//! | `header_cov` | share of the term weight in the value's column headers, when it is a table cell (see [`crate::table`]) |
+//! | `cell_both` | the smaller of `header_cov` and the same share in its row label: a cell the question names by both axes |
+//! | `pairs_row` | share of the question's phrases (pairs of its terms side by side, in order) on the value's row |
+//! | `pairs_near` | the same on the row, the rows around it and its labels |
 //! | `rel_*` | the candidate's `cov_row`, `cov_near`, `cov_window`, `focus_near`, `label_cov`, `fit` minus the highest among all candidates of the question (0 for the best): how it compares with its rivals |
 
 /// The feature names, in model order.
-pub(crate) const FEATURES: [&str; 38] = [
+pub(crate) const FEATURES: [&str; 43] = [
     "fit",
     "cov_row",
     "cov_near",
@@ -72,6 +77,11 @@ pub(crate) const FEATURES: [&str; 38] = [
     "largest",
     "anchor",
     "passage_score",
+    "kind_other",
+    "header_cov",
+    "cell_both",
+    "pairs_row",
+    "pairs_near",
     "rel_cov_row",
     "rel_cov_near",
     "rel_cov_window",
@@ -118,6 +128,11 @@ pub(crate) struct Features {
     pub(crate) largest: f64,
     pub(crate) anchor: f64,
     pub(crate) passage_score: f64,
+    pub(crate) kind_other: f64,
+    pub(crate) header_cov: f64,
+    pub(crate) cell_both: f64,
+    pub(crate) pairs_row: f64,
+    pub(crate) pairs_near: f64,
     pub(crate) rel_cov_row: f64,
     pub(crate) rel_cov_near: f64,
     pub(crate) rel_cov_window: f64,
@@ -162,6 +177,11 @@ impl Features {
             self.largest,
             self.anchor,
             self.passage_score,
+            self.kind_other,
+            self.header_cov,
+            self.cell_both,
+            self.pairs_row,
+            self.pairs_near,
             self.rel_cov_row,
             self.rel_cov_near,
             self.rel_cov_window,

@@ -39,6 +39,7 @@ use crate::extract::date::DayMonthOrder;
 use crate::keywords::{KeywordSet, label_form};
 use crate::layout::PageLayout;
 use crate::statement;
+use crate::table::Tables;
 use answerable::Constraint;
 use evidence::{Hit, Terms, Word, focus_words, folded, word_matches, words_of};
 use features::Features;
@@ -80,6 +81,9 @@ pub(crate) struct Asked {
     names_part: bool,
     /// The currency the question asks for (`EUR`).
     currency: Option<String>,
+    /// The pairs of terms the question writes side by side, in order
+    /// ([`evidence::term_pairs`]).
+    pub(crate) pairs: Vec<(usize, usize)>,
 }
 
 impl Asked {
@@ -149,6 +153,7 @@ impl Asked {
             },
             names_part: !q.retrieval.scope.sections.is_empty(),
             currency: q.generation.format_constraints.get("currency").map(|c| c.to_uppercase()),
+            pairs: evidence::term_pairs(&terms.hits(&q.corrected_question, &words_of(&q.corrected_question))),
             terms,
         }
     }
@@ -181,6 +186,8 @@ pub(crate) struct Candidate {
     /// The bulleted list its row introduces or belongs to: `(view line,
     /// item text)` per item.
     pub(crate) list: Option<Vec<(u32, String)>>,
+    /// The kind whose finder read it.
+    pub(crate) kind: Kind,
 }
 
 /// What reading one asked question produced.
@@ -278,6 +285,8 @@ struct RowFacts {
     words: Vec<Word>,
     hits: Vec<Hit>,
     folded: String,
+    /// Its term pairs ([`evidence::term_pairs`]).
+    pairs: Vec<(usize, usize)>,
 }
 
 impl PassageReader<'_> {
@@ -290,13 +299,15 @@ impl PassageReader<'_> {
         }
         let page = page_lines(self.view, passage.page);
         let layout = PageLayout::new(page, passage.page);
+        let tables = Tables::new(page);
         let facts: Vec<RowFacts> = rows
             .iter()
             .map(|l| {
                 let words = words_of(&l.text);
                 let hits = asked.terms.hits(&l.text, &words);
                 let folded = words.iter().map(|w| w.norm.as_str()).collect::<Vec<_>>().join(" ");
-                RowFacts { words, hits, folded }
+                let pairs = evidence::term_pairs(&hits);
+                RowFacts { words, hits, folded, pairs }
             })
             .collect();
         let passage_hits: Vec<Hit> = facts.iter().flat_map(|f| f.hits.iter().copied()).collect();
@@ -331,7 +342,6 @@ impl PassageReader<'_> {
         let mut out = Vec::new();
         for i in 0..rows.len() {
             let mut found = kinds::find(asked.kind, &rows, i, &ctx);
-            let on_row = found.iter().filter(|f| f.row == i).count();
             // A text answer may be the value a label-only row points to by
             // layout (beside it, or under it).
             if asked.kind == Kind::Text
@@ -345,11 +355,33 @@ impl PassageReader<'_> {
             {
                 let text = rows[i].text.trim();
                 let start = rows[i].text.len() - rows[i].text.trim_start().len();
-                found.push(Found::new(start, start + text.len(), i, AnswerValue::Text(text.to_owned()), text, 0.9));
+                let mut f = Found::new(start, start + text.len(), i, AnswerValue::Text(text.to_owned()), text, 0.9);
+                f.kind = Kind::Text;
+                found.push(f);
             }
-            for (n, f) in found.into_iter().enumerate() {
+            // The other kinds the question is read for: their values where
+            // the asked kind found none (a sentence holds values: those are
+            // read apart).
+            for &other in asked.kind.also() {
+                let taken: Vec<(usize, usize, usize)> =
+                    found.iter().filter(|f| f.kind != Kind::Text).map(|f| (f.row, f.start, f.end)).collect();
+                found.extend(kinds::find(other, &rows, i, &ctx).into_iter().filter(|f| {
+                    !taken.iter().any(|&(row, start, end)| row == f.row && f.start < end && start < f.end)
+                }));
+            }
+            // Order and count within each kind: a value's place among the
+            // values of its kind on its row.
+            let mut places: Vec<(usize, usize)> = Vec::with_capacity(found.len());
+            for (k, f) in found.iter().enumerate() {
+                let before = found[..k].iter().filter(|o| o.kind == f.kind).count();
+                let all = found.iter().filter(|o| o.kind == f.kind && o.row == i).count();
+                places.push((before, all));
+            }
+            for (f, (n, on_row)) in found.into_iter().zip(places) {
                 let i = f.row;
-                if let Some(mut c) = self.candidate(rank, passage, &rows, &facts, i, n, f, &layout, &grid, &page_head) {
+                if let Some(mut c) =
+                    self.candidate(rank, passage, &rows, &facts, i, n, f, &layout, &tables, &grid, &page_head)
+                {
                     c.features.cov_passage = cov_passage;
                     c.features.cov_section = cov_section;
                     c.features.last_in_row = f64::from(n + 1 == on_row);
@@ -481,6 +513,7 @@ impl PassageReader<'_> {
         n: usize,
         found: Found,
         layout: &PageLayout<'_>,
+        tables: &Tables<'_>,
         grid: &Option<statement::Grid>,
         page_head: &[String],
     ) -> Option<Candidate> {
@@ -488,7 +521,7 @@ impl PassageReader<'_> {
         let terms = &asked.terms;
         let row = rows[i];
         let own = &facts[i];
-        let text_kind = asked.kind.group() == Group::Text;
+        let text_kind = found.kind.group() == Group::Text;
         // The value's own words.
         let first = own.words.iter().position(|w| w.end > found.start).unwrap_or(own.words.len());
         let mut last = own.words.iter().rposition(|w| w.start < found.end).map_or(first, |p| p + 1);
@@ -503,10 +536,10 @@ impl PassageReader<'_> {
         if !value_words.is_empty() {
             let content: Vec<&&Word> = value_words.iter().filter(|w| !crate::keywords::is_generic(&w.norm)).collect();
             let own = content.iter().filter(|w| is_question_word(w)).count();
-            if asked.kind.is_named() && value_words.iter().all(is_question_word) {
+            if found.kind.is_named() && value_words.iter().all(is_question_word) {
                 return None;
             }
-            if text_kind && asked.kind == Kind::Text && !content.is_empty() && own * 10 >= content.len() * 8 {
+            if text_kind && found.kind == Kind::Text && !content.is_empty() && own * 10 >= content.len() * 8 {
                 return None;
             }
         }
@@ -541,7 +574,50 @@ impl PassageReader<'_> {
         for f in facts.iter().take(found.last_row + 1).skip(i + 1) {
             inner_hits.extend(f.hits.iter().map(|h| (*h, 0.0)));
         }
-        let labels = self.labels(rows, facts, i, &found, layout);
+        let mut labels = self.labels(rows, facts, i, &found, layout);
+        // Its place in a table: the column headers (evidence like any
+        // label) and the row label, weighed together.
+        let cell = tables.cell(row, is_value_cell).unwrap_or_default();
+        for header in &cell.headers {
+            if !labels.iter().any(|l| l.text == header.text) {
+                labels.push(Label {
+                    words: words_of(&header.text),
+                    text: header.text.clone(),
+                    header: true,
+                    cite: None,
+                    distance: 2.0,
+                });
+            }
+        }
+        // The question's phrases (pairs of its terms side by side) on the
+        // value's row, and around it.
+        let share_of = |pairs: &[(usize, usize)]| {
+            if asked.pairs.is_empty() {
+                0.0
+            } else {
+                asked.pairs.iter().filter(|p| pairs.contains(p)).count() as f64 / asked.pairs.len() as f64
+            }
+        };
+        let mut own_pairs: Vec<(usize, usize)> = own.pairs.clone();
+        for f in facts.iter().take(found.last_row + 1).skip(i + 1) {
+            own_pairs.extend(&f.pairs);
+        }
+        let pairs_row = share_of(&own_pairs);
+        let mut near_pairs = own_pairs;
+        if i > 0 {
+            near_pairs.extend(&facts[i - 1].pairs);
+        }
+        if let Some(next) = facts.get(found.last_row + 1) {
+            near_pairs.extend(&next.pairs);
+        }
+        for label in &labels {
+            near_pairs.extend(evidence::term_pairs(&terms.hits(&label.text, &label.words)));
+        }
+        let pairs_near = share_of(&near_pairs);
+        let header_text: String = cell.headers.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join(" ");
+        let header_cov = terms.coverage(&terms.hits(&header_text, &words_of(&header_text)), |_| 1.0);
+        let row_label_cov =
+            cell.row_label.map_or(0.0, |l| terms.coverage(&terms.hits(&l.text, &words_of(&l.text)), |_| 1.0));
         let mut label_hits: Vec<(Hit, f64)> = Vec::new();
         for label in &labels {
             let hits = terms.hits(&label.text, &label.words);
@@ -600,7 +676,7 @@ impl PassageReader<'_> {
                     focus_d = focus_d.min(label.distance);
                 }
             }
-            if focus_in_value > 0.0 && asked.kind.is_named() {
+            if focus_in_value > 0.0 && found.kind.is_named() {
                 focus_d = 0.0;
             }
         }
@@ -650,7 +726,7 @@ impl PassageReader<'_> {
         }
         let focus_phrase = if phrase_d.is_finite() { (-phrase_d / 3.0).exp() } else { 0.0 };
         let in_question = if value_words.is_empty()
-            || matches!(asked.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue)
+            || matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue)
         {
             0.0
         } else {
@@ -660,7 +736,7 @@ impl PassageReader<'_> {
         // Kind cues from the row and labels.
         let mut cue_labels: Vec<(String, bool)> = vec![(label_form(&row.text), false)];
         cue_labels.extend(labels.iter().map(|l| (label_form(&l.text), l.header)));
-        let (cue_pos, cue_neg) = kinds::cues(asked.kind, &cue_labels, &asked.amount, &asked.date);
+        let (cue_pos, cue_neg) = kinds::cues(found.kind, &cue_labels, &asked.amount, &asked.date);
         // A financial statement: the value's year column and row label.
         let mut statement_year: Option<u32> = None;
         let statement_feature = grid.as_ref().map_or(0.0, |grid| {
@@ -744,10 +820,15 @@ impl PassageReader<'_> {
             first_in_row: f64::from(n == 0),
             bias_kind: f64::from(
                 matches!(
-                    asked.kind,
+                    found.kind,
                     Kind::Count | Kind::Percentage | Kind::Amount | Kind::Date | Kind::Duration | Kind::Boolean
-                ) || asked.kind.is_named(),
+                ) || found.kind.is_named(),
             ),
+            kind_other: f64::from(found.kind != asked.kind),
+            header_cov,
+            cell_both: header_cov.min(row_label_cov),
+            pairs_row,
+            pairs_near,
             ..Features::default()
         };
         // The label row cited with the value: the nearest one inside the
@@ -759,6 +840,7 @@ impl PassageReader<'_> {
             .min_by_key(|id| id.abs_diff(row.line_id));
         let last_line = rows[found.last_row].line_id;
         Some(Candidate {
+            kind: found.kind,
             key: value_key(&found.value),
             value: found.value,
             text: found.text,

@@ -162,6 +162,55 @@ impl Kind {
         }
     }
 
+    /// The other kinds a question of this kind is read for too: the wording
+    /// does not always tell how a document states the answer ("what fee" is
+    /// paid as 5.2%, "what co-payment" is 20%, "which university" may be
+    /// printed as an organisation or a place, "what abbreviation" is a code).
+    /// Their values compete with the asked kind's under the feature
+    /// `kind_other`, which the fitted model weighs (soft type coercion, as
+    /// in DeepQA: no hard type filter).
+    pub(crate) fn also(self) -> &'static [Kind] {
+        match self {
+            Kind::Amount => &[Kind::Percentage, Kind::Duration],
+            Kind::Percentage => &[Kind::Amount, Kind::Number],
+            Kind::Count => &[Kind::Duration],
+            Kind::Number => &[Kind::Amount],
+            Kind::Duration => &[Kind::Count, Kind::Date],
+            Kind::Date => &[Kind::Duration],
+            Kind::Year => &[Kind::Date],
+            Kind::Person => &[Kind::Organisation],
+            Kind::Organisation => &[Kind::Person, Kind::Location],
+            Kind::Location => &[Kind::Organisation],
+            Kind::Identifier => &[Kind::Phone, Kind::Iban],
+            Kind::Text => &[],
+            Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean => &[],
+        }
+    }
+
+    /// The answer type (a row of the answer types table) of this kind.
+    pub(crate) fn answer_type(self) -> &'static str {
+        match self {
+            Kind::Count => "count",
+            Kind::Number => "number",
+            Kind::Percentage => "percentage",
+            Kind::Amount => "amount",
+            Kind::Date => "date",
+            Kind::Year => "year",
+            Kind::Duration => "duration",
+            Kind::Person => "person",
+            Kind::Organisation => "organisation",
+            Kind::Location => "location",
+            Kind::Email => "email",
+            Kind::Url => "url",
+            Kind::Phone => "phone",
+            Kind::Iban => "iban",
+            Kind::Identifier => "identifier",
+            Kind::Title => "title",
+            Kind::Boolean => "boolean",
+            Kind::Text => "text",
+        }
+    }
+
     /// Whether a value of this kind is a few words copied from its row
     /// (a name, a code), as opposed to a number or a sentence.
     pub(crate) fn is_named(self) -> bool {
@@ -202,6 +251,9 @@ pub(crate) struct Found {
     /// The row that introduces the value on the row before it ("... known
     /// as:"): read and cited as its label.
     pub(crate) intro: Option<usize>,
+    /// The kind whose finder read it (the asked kind, or one of
+    /// [`Kind::also`]).
+    pub(crate) kind: Kind,
 }
 
 impl Found {
@@ -216,6 +268,7 @@ impl Found {
             fit,
             currency_written: false,
             intro: None,
+            kind: Kind::Text,
         }
     }
 }
@@ -223,7 +276,7 @@ impl Found {
 /// The typed values of kind `kind` on row `i` of a passage's rows.
 pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> Vec<Found> {
     let text = rows[i].text.as_str();
-    match kind {
+    let mut found = match kind {
         Kind::Count => count::find(text, i, ctx),
         Kind::Number => number::find(text, i, ctx),
         Kind::Percentage => percentage::find(text, i, ctx),
@@ -242,7 +295,11 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Title => title::find(rows, i, ctx),
         Kind::Boolean => boolean::find(rows, i),
         Kind::Text => text::find(rows, i),
+    };
+    for f in &mut found {
+        f.kind = kind;
     }
+    found
 }
 
 /// The numbers of a row that are not part of a date nor the row's clause
