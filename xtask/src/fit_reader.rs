@@ -57,6 +57,8 @@ struct PartRows {
     /// The reader refuses whatever the model says (a constraint the
     /// document never mentions).
     forced_refusal: bool,
+    /// The gold set it comes from (for `--dump`).
+    set: String,
 }
 
 fn sigmoid(z: f64) -> f64 {
@@ -497,6 +499,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
                 rows: Vec::new(),
                 answerable: q.answerable,
                 forced_refusal: !c.absent.is_empty(),
+                set: q.set.clone(),
             });
             entry.rows.push(Row {
                 features: c.features.clone(),
@@ -553,7 +556,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let text: String = dumped.iter().map(|v| format!("{v}\n")).collect();
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
         // Every labelled candidate, for offline model comparisons.
-        let mut rows_csv = String::from("part,group,fold,answerable,eligible,right");
+        let mut rows_csv = String::from("part,set,group,fold,answerable,eligible,right");
         for name in reader_features() {
             rows_csv.push(',');
             rows_csv.push_str(name);
@@ -561,8 +564,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         rows_csv.push('\n');
         for (index, p) in parts.iter().enumerate() {
             for r in &p.rows {
-                rows_csv
-                    .push_str(&format!("{index},{},{},{},{},{}", p.group, p.fold, p.answerable, r.eligible, r.right));
+                rows_csv.push_str(&format!(
+                    "{index},{},{},{},{},{},{}",
+                    p.set, p.group, p.fold, p.answerable, r.eligible, r.right
+                ));
                 for v in &r.features {
                     rows_csv.push_str(&format!(",{v}"));
                 }

@@ -67,7 +67,7 @@ impl ExtractiveGenerator {
         let mut out = Vec::new();
         for (part, asked_part) in parts(question).into_iter().enumerate() {
             let asked = Asked::new(question, asked_part, view, &stats);
-            let reading = reader::read(&asked, view, &in_view, &stats, false);
+            let reading = reader::read(&asked, view, &in_view, &stats, &[]);
             for c in &reading.candidates {
                 let span = span_of(c, &rows, view, passages);
                 out.push(ScoredCandidate {
@@ -274,13 +274,15 @@ impl Generator for ExtractiveGenerator {
         let mut read_max = 0;
         let parts = parts(question);
         let mut found_parts = 0;
+        // Values earlier parts answered: a later part answers another one.
+        let mut taken: Vec<String> = Vec::new();
         // The kind of the one value answered, when the reader found it as
         // another kind than the question's wording asked (a percentage for
         // "what fee"): the answer says so.
         let mut answered_kind: Option<reader::kinds::Kind> = None;
         for (index, part) in parts.iter().enumerate() {
             let asked = Asked::new(question, *part, view, &stats);
-            let reading = reader::read(&asked, view, &in_view, &stats, sequential && parts.len() == 1);
+            let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             trace_reading(trace, index, &asked, &reading, passages);
             read_max = read_max.max(reading.passages_read);
             if reading.chosen.is_empty() {
@@ -293,6 +295,7 @@ impl Generator for ExtractiveGenerator {
             }
             found_parts += 1;
             let chosen: Vec<&Candidate> = reading.chosen.iter().map(|&i| &reading.candidates[i]).collect();
+            taken.extend(chosen.iter().map(|c| c.key.clone()));
             if parts.len() == 1
                 && let [only] = chosen.as_slice()
                 && only.kind != asked.kind

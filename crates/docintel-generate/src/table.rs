@@ -9,6 +9,8 @@
 //! - its **block** is the run of visual rows above it that stays close
 //!   (gaps under [`MAX_GAP`] row heights) and is not cut by a wide line
 //!   starting at the label column (a caption, a heading, a paragraph);
+//! - the wide line that cuts the block is the table's **caption** (its
+//!   title, or the heading it sits under);
 //! - the block's **header zone** is its rows above the first data row (a
 //!   row with a figure that is not a year, or a labelled row of several
 //!   pieces below the first): "Garantie | Tiers Simple | Tiers+", "BLEU" over
@@ -53,6 +55,9 @@ pub(crate) struct Cell<'d> {
     pub(crate) row_label: Option<&'d Line>,
     /// Its column headers, top to bottom.
     pub(crate) headers: Vec<&'d Line>,
+    /// The wide line right above the table (its title or the heading it
+    /// sits under), when one cut the block.
+    pub(crate) caption: Option<&'d Line>,
 }
 
 /// The visual rows of one page.
@@ -118,6 +123,7 @@ impl<'d> Tables<'d> {
         // The block: rows above while close, not cut by a wide line at the
         // label column.
         let mut block: Vec<usize> = Vec::new();
+        let mut caption: Option<&'d Line> = None;
         let mut below = r;
         for k in (0..r).rev().take(MAX_ROWS) {
             let above = &self.rows[k];
@@ -130,6 +136,7 @@ impl<'d> Tables<'d> {
                 p.bbox.x0 <= label_x0 + 0.25 * width && p.bbox.x1 - p.bbox.x0 >= 0.5 * width
             };
             if wide {
+                caption = Some(above.pieces[0]);
                 break;
             }
             block.push(k);
@@ -156,7 +163,7 @@ impl<'d> Tables<'d> {
                     .min_by(|a, b| (centre(a) - mid).abs().total_cmp(&(centre(b) - mid).abs()))
             })
             .collect();
-        Some(Cell { row_label, headers })
+        Some(Cell { row_label, headers, caption })
     }
 }
 
@@ -213,6 +220,7 @@ mod tests {
         assert_eq!(headers(&tables.cell(&lines[12], value).unwrap()), ["BLEU", "EN-FR"]);
         assert_eq!(headers(&tables.cell(&lines[13], value).unwrap()), ["Training Cost (FLOPs)", "EN-DE"]);
         assert!(tables.cell(&lines[10], value).is_none(), "a row label is no cell");
+        assert_eq!(cell.caption.map(|l| l.line_id), Some(1), "the caption cut the block");
         assert!(tables.cell(&lines[0], value).is_none(), "a caption is no cell");
     }
 

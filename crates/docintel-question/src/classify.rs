@@ -185,7 +185,13 @@ impl ClassifyRules {
         if self.table_phrase(core).is_some() {
             return AnswerShape::Table;
         }
-        if self.listing_start.is_match(core) || (self.listing_any.is_match(core) && !self.aggregate.is_match(core)) {
+        // "What were Corning's net sales in 2020?" asks one figure: an amount
+        // of one named year is a single value, whatever the plural.
+        let one_year_amount = answer_type == "amount" && YEAR.is_match(core) && !self.listing_any.is_match(core);
+        if !one_year_amount
+            && (self.listing_start.is_match(core)
+                || (self.listing_any.is_match(core) && !self.aggregate.is_match(core)))
+        {
             return AnswerShape::Listing;
         }
         AnswerShape::Single
@@ -289,6 +295,10 @@ const LEAD: &[&str] = &[
     "ist", "sind", "war", "der", "die", "das", "den", "dem", "het", "een", "zijn", "es", "son", "el", "los", "las",
     "de", "des", "du", "many", "much", "me", "us",
 ];
+/// A year ("2020", "FY2021").
+static YEAR: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(r"(?i)\b(?:fy\s*)?(?:19|20)\d\d\b").expect("static pattern compiles"));
+
 /// Adjectives after "how" that ask a measure of the noun phrase that
 /// follows ("how LONG is the grace period", "how LARGE was the vocabulary").
 const HOW_MEASURES: &[&str] = &[
@@ -624,6 +634,7 @@ mod tests {
         check("Show the premiums as a table", (Table, "amount"));
         check("What is on the table of contents?", (Single, "text"));
         check("What is the total of all the invoices?", (Single, "amount"));
+        check("What were Corning's net sales in 2020?", (Single, "amount"));
         check("Quelles sont les exclusions ?", (Listing, "text"));
         check("¿Cuáles son las exclusiones?", (Listing, "text"));
     }

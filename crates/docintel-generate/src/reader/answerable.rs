@@ -68,6 +68,44 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
         .collect()
 }
 
+/// Role nouns that head a title a question asks the holder of ("chief
+/// technology OFFICER", "managing DIRECTOR", "grievance OFFICER").
+const ROLE_HEADS: &[&str] = &[
+    "officer",
+    "director",
+    "president",
+    "chairman",
+    "chairwoman",
+    "chairperson",
+    "chair",
+    "secretary",
+    "treasurer",
+    "counsel",
+    "controller",
+    "manager",
+    "head",
+    "auditor",
+    "ombudsman",
+    "directeur",
+    "directrice",
+    "président",
+    "présidente",
+    "responsable",
+    "geschäftsführer",
+    "vorstand",
+];
+
+/// The title a question asks the holder of, as a constraint: a person
+/// question whose asked phrase is two words or more headed by a role noun
+/// ("Who is Adobe's chief technology officer?"). Its qualifying words are
+/// what tells one officer from another, so a document that never prints the
+/// title cannot answer, and a name whose evidence lacks it is not the
+/// answer.
+pub(crate) fn role(focus: &[String], person: bool) -> Option<String> {
+    let last = focus.last()?;
+    (person && focus.len() >= 2 && ROLE_HEADS.contains(&last.as_str())).then(|| focus.join(" "))
+}
+
 /// A file name's words: `FlipkartInvoice` → `Flipkart Invoice`,
 /// `NIKE_2019_10K` → `NIKE 2019 10K`.
 fn split_camel(name: &str) -> String {

@@ -39,12 +39,13 @@
 //! | `kind_other` | the value is of another kind than the asked one (see [`super::kinds::Kind::also`]) |
 //! | `header_cov` | share of the term weight in the value's column headers, when it is a table cell (see [`crate::table`]) |
 //! | `cell_both` | the smaller of `header_cov` and the same share in its row label: a cell the question names by both axes |
+//! | `cell_cov` | share of the term weight in a table cell's row label, column headers and caption together (0 outside a table) |
 //! | `pairs_row` | share of the question's phrases (pairs of its terms side by side, in order) on the value's row |
 //! | `pairs_near` | the same on the row, the rows around it and its labels |
 //! | `rel_*` | the candidate's `cov_row`, `cov_near`, `cov_window`, `focus_near`, `label_cov`, `fit` minus the highest among all candidates of the question (0 for the best): how it compares with its rivals |
 
 /// The feature names, in model order.
-pub(crate) const FEATURES: [&str; 43] = [
+pub(crate) const FEATURES: [&str; 44] = [
     "fit",
     "cov_row",
     "cov_near",
@@ -80,6 +81,7 @@ pub(crate) const FEATURES: [&str; 43] = [
     "kind_other",
     "header_cov",
     "cell_both",
+    "cell_cov",
     "pairs_row",
     "pairs_near",
     "rel_cov_row",
@@ -131,6 +133,7 @@ pub(crate) struct Features {
     pub(crate) kind_other: f64,
     pub(crate) header_cov: f64,
     pub(crate) cell_both: f64,
+    pub(crate) cell_cov: f64,
     pub(crate) pairs_row: f64,
     pub(crate) pairs_near: f64,
     pub(crate) rel_cov_row: f64,
@@ -180,6 +183,7 @@ impl Features {
             self.kind_other,
             self.header_cov,
             self.cell_both,
+            self.cell_cov,
             self.pairs_row,
             self.pairs_near,
             self.rel_cov_row,

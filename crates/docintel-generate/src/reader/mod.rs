@@ -59,6 +59,13 @@ static DEFINED_TERM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::ne
     );
     regex::Regex::new(&pattern).expect("defined-term pattern")
 });
+/// Words by which a part of a compound question refers to what another
+/// part names.
+const ANAPHORS: &[&str] = &[
+    "he", "she", "it", "its", "they", "them", "their", "his", "her", "him", "that", "this", "these", "those", "there",
+    "il", "elle", "ils", "elles", "son", "sa", "ses", "leur", "leurs", "er", "sie", "es", "sein", "seine", "ihr",
+    "ihre",
+];
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
 
@@ -114,11 +121,19 @@ impl Asked {
             q.generation.answer_focus = part.answer_focus.clone();
             q.generation.constraints = part.constraints.clone();
             let words: Vec<String> = words_of(&part.question).into_iter().map(|w| w.norm).collect();
-            q.keywords.retain(|k| {
+            let own = |k: &docintel_schema::Keyword| {
                 k.semantic_group.is_some()
                     || k.is_regex
                     || words_of(&k.text).iter().all(|w| words.iter().any(|p| word_matches(p, &w.norm)))
-            });
+            };
+            // A part that leans on the rest of the question ("and how old
+            // is HE?", "and since what year?") keeps its keywords: they say
+            // where its answer is.
+            let refers_back = words.iter().any(|w| ANAPHORS.contains(&w.as_str()));
+            let own_content = q.keywords.iter().filter(|k| own(k) && !k.is_regex).count();
+            if !refers_back && own_content >= 2 {
+                q.keywords.retain(own);
+            }
         }
         let keywords = KeywordSet::from_question(&q);
         let terms = Terms::new(&q, &keywords, stats);
@@ -132,7 +147,12 @@ impl Asked {
             kind,
             shape: q.answer_shape,
             focus: focus_words(&q),
-            constraints: answerable::constraints(&q.generation.constraints, document, stats),
+            constraints: {
+                let focus = focus_words(&q);
+                let mut texts = q.generation.constraints.clone();
+                texts.extend(answerable::role(&focus, kind == Kind::Person));
+                answerable::constraints(&texts, document, stats)
+            },
             amount: AmountIntent::of(&qtext, &ungrouped, &groups),
             date: DateIntent::of(&qtext, &salient),
             year: q
@@ -618,6 +638,21 @@ impl PassageReader<'_> {
         let header_cov = terms.coverage(&terms.hits(&header_text, &words_of(&header_text)), |_| 1.0);
         let row_label_cov =
             cell.row_label.map_or(0.0, |l| terms.coverage(&terms.hits(&l.text, &words_of(&l.text)), |_| 1.0));
+        // A cell's whole context: its row label, its column headers and the
+        // table's caption together.
+        let cell_cov = if cell.headers.is_empty() {
+            0.0
+        } else {
+            let context: String = cell
+                .row_label
+                .into_iter()
+                .chain(cell.headers.iter().copied())
+                .chain(cell.caption)
+                .map(|l| l.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" \u{2016} ");
+            terms.coverage(&terms.hits(&context, &words_of(&context)), |_| 1.0)
+        };
         let mut label_hits: Vec<(Hit, f64)> = Vec::new();
         for label in &labels {
             let hits = terms.hits(&label.text, &label.words);
@@ -827,6 +862,7 @@ impl PassageReader<'_> {
             kind_other: f64::from(found.kind != asked.kind),
             header_cov,
             cell_both: header_cov.min(row_label_cov),
+            cell_cov,
             pairs_row,
             pairs_near,
             ..Features::default()
@@ -867,13 +903,15 @@ fn found_covers_row(row: &Line, found: &Found) -> bool {
     value * 10 >= visible * 6
 }
 
-/// Reads `passages` (view passages, retrieval order) for one asked question.
+/// Reads `passages` (view passages, retrieval order) for one asked question;
+/// a single answer is none of the values in `taken` (the values earlier
+/// parts of a compound question answered: two parts ask for two things).
 pub(crate) fn read(
     asked: &Asked,
     view: &ParsedDocument,
     passages: &[Passage],
     stats: &DocStats,
-    sequential: bool,
+    taken: &[String],
 ) -> Reading {
     let best_score = passages.iter().map(|p| p.score).fold(0.0, f64::max);
     let reader = PassageReader { asked, view, stats, order: day_month_order(view), best_score };
@@ -891,7 +929,6 @@ pub(crate) fn read(
     };
     // Every passage is read (a few milliseconds): the candidates compete
     // across passages, and their features compare them with each other.
-    let _ = sequential;
     let mut all: Vec<Candidate> = Vec::new();
     for (rank, passage) in passages.iter().enumerate() {
         reading.passages_read = rank + 1;
@@ -975,7 +1012,7 @@ pub(crate) fn read(
         chosen.sort_by_key(|&(i, _)| (reading.candidates[i].row, reading.candidates[i].start));
         reading.confidence = chosen.iter().map(|c| c.1).collect();
         reading.chosen = chosen.into_iter().map(|c| c.0).collect();
-    } else if let Some(i) = reading.candidates.iter().position(|c| c.missing.is_empty()) {
+    } else if let Some(i) = reading.candidates.iter().position(|c| c.missing.is_empty() && !taken.contains(&c.key)) {
         let confidence = confidence_of(i, &reading.candidates);
         if confidence >= threshold {
             reading.chosen = vec![i];

@@ -52,7 +52,10 @@ impl DocStats {
                 pages_of.entry(w.norm.clone()).or_default().insert(line.page);
             }
             let trimmed = line.text.trim();
-            if trimmed.chars().count() >= 4 && trimmed.chars().count() <= RUNNING_MAX_CHARS && !words.is_empty() {
+            // A figure repeated on several pages (a statement total quoted
+            // again in a summary) is no running line: those carry words.
+            let wordy = words.iter().any(|w| w.norm.chars().any(char::is_alphabetic));
+            if trimmed.chars().count() >= 4 && trimmed.chars().count() <= RUNNING_MAX_CHARS && wordy {
                 let key: Vec<&str> = words.iter().map(|w| w.norm.as_str()).collect();
                 line_pages.entry(key.join(" ")).or_default().insert(line.page);
             }

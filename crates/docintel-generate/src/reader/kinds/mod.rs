@@ -171,18 +171,14 @@ impl Kind {
     /// in DeepQA: no hard type filter).
     pub(crate) fn also(self) -> &'static [Kind] {
         match self {
-            Kind::Amount => &[Kind::Percentage, Kind::Duration],
+            Kind::Amount => &[Kind::Percentage],
             Kind::Percentage => &[Kind::Amount, Kind::Number],
-            Kind::Count => &[Kind::Duration],
-            Kind::Number => &[Kind::Amount],
-            Kind::Duration => &[Kind::Count, Kind::Date],
-            Kind::Date => &[Kind::Duration],
             Kind::Year => &[Kind::Date],
             Kind::Person => &[Kind::Organisation],
             Kind::Organisation => &[Kind::Person, Kind::Location],
             Kind::Location => &[Kind::Organisation],
             Kind::Identifier => &[Kind::Phone, Kind::Iban],
-            Kind::Text => &[],
+            Kind::Count | Kind::Number | Kind::Duration | Kind::Date | Kind::Text => &[],
             Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean => &[],
         }
     }
