@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use docintel::schema::{AnswerValue, ParsedDocument};
 use docintel::{AskOptions, QuestionParser, answer_parsed, parse_file};
-use docintel_generate::{ExtractiveGenerator, reader_features, reader_groups};
+use docintel_generate::{ExtractiveGenerator, reader_evidence_features, reader_features, reader_groups};
 use linfa::prelude::*;
 use linfa_logistic::LogisticRegression;
 use ndarray::{Array1, Array2};
@@ -150,11 +150,14 @@ fn top1_right(parts: &[&PartRows], w: &[f64], b: f64) -> usize {
         .count()
 }
 
-/// The penalty with the most right best candidates on held-out folds.
+/// The penalty with the most right best candidates on held-out folds; on a
+/// tie, the one whose held-out probabilities are best (the lower mean log
+/// loss over the candidates: the confidence and the refusals read them).
 fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
-    let mut scores = Vec::new();
+    let mut scores: Vec<(f64, usize, f64)> = Vec::new();
     for alpha in ALPHAS {
         let mut right = 0;
+        let (mut loss, mut count) = (0.0, 0usize);
         for k in 0..FOLDS {
             let train: Vec<&PartRows> = of.iter().copied().filter(|p| p.fold != k).collect();
             let test: Vec<&PartRows> = of.iter().copied().filter(|p| p.fold == k).collect();
@@ -163,14 +166,17 @@ fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
             let y: Vec<bool> = train.iter().flat_map(|p| fitting_rows(p).into_iter().map(|r| r.right)).collect();
             if let Ok((w, b)) = fit(&x, &y, alpha) {
                 right += top1_right(&test, &w, b);
+                for r in test.iter().flat_map(|p| &p.rows) {
+                    let p = sigmoid(dot(&w, b, &r.features)).clamp(1e-9, 1.0 - 1e-9);
+                    loss -= if r.right { p.ln() } else { (1.0 - p).ln() };
+                    count += 1;
+                }
             }
         }
-        scores.push((alpha, right));
+        scores.push((alpha, right, loss / count.max(1) as f64));
     }
-    // On a tie the stronger penalty: the simpler model of two that rank
-    // held-out documents equally well.
-    let best = scores.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.0.total_cmp(&b.0))).map_or(1.0, |s| s.0);
-    (best, scores)
+    let best = scores.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.2.total_cmp(&a.2))).map_or(1.0, |s| s.0);
+    (best, scores.into_iter().map(|(a, r, _)| (a, r)).collect())
 }
 
 /// One tuning part at stage 2: its calibrated confidence, whether its best
@@ -230,7 +236,12 @@ fn stage_point(p: &PartRows, w: &[f64], b: f64) -> Option<(Vec<f64>, bool)> {
     let (z1, best) = scored.first()?;
     let z2 = scored.iter().find(|s| s.1.key != best.key).map_or(z1 - 10.0, |s| s.0);
     let margin = sigmoid(*z1) - sigmoid(z2);
-    Some((vec![*z1, margin], best.right && p.answerable))
+    // The best candidate's evidence, as the reader's confidence reads it.
+    let names = reader_features();
+    let evidence = reader_evidence_features()
+        .iter()
+        .map(|e| names.iter().position(|n| n == e).map_or(0.0, |at| best.features[at]));
+    Some((std::iter::once(*z1).chain(std::iter::once(margin)).chain(evidence).collect(), best.right && p.answerable))
 }
 
 fn dot(w: &[f64], b: f64, x: &[f64]) -> f64 {
@@ -596,7 +607,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             scores.iter().map(|(a, n)| format!("{a}: {n}")).collect::<Vec<_>>().join(", "),
             top1_right(&of, &w, b)
         ));
-        // Stage 2: the best eligible candidate's log-odds and margin → right,
+        // Stage 2: the best eligible candidate's log-odds, margin and evidence → right,
         // read out of fold: each part scored by the stage-1 model fitted
         // without its fold, so the calibration and the threshold see the
         // confidence a document nobody fitted on gets (in-sample scores are
@@ -616,7 +627,11 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
         let sx: Vec<Vec<f64>> = stage.iter().map(|s| s.0.clone()).collect();
         let sy: Vec<bool> = stage.iter().map(|s| s.1).collect();
-        let (cw, cb) = fit(&sx, &sy, 0.1).unwrap_or((vec![1.0, 0.0], 0.0));
+        let (cw, cb) = fit(&sx, &sy, 0.1).unwrap_or_else(|_| {
+            let mut identity = vec![0.0; 2 + reader_evidence_features().len()];
+            identity[0] = 1.0;
+            (identity, 0.0)
+        });
         let confidence = |s: &[f64]| sigmoid(dot(&cw, cb, s));
         let points: Vec<Point> = stage
             .iter()

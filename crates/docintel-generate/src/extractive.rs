@@ -119,6 +119,12 @@ pub fn reader_features() -> &'static [&'static str] {
     &reader::features::FEATURES
 }
 
+/// The features the reader's confidence reads beside the best candidate's
+/// log-odds and margin, in calibration order.
+pub fn reader_evidence_features() -> &'static [&'static str] {
+    &reader::features::EVIDENCE
+}
+
 /// The kind groups of the reader's model.
 pub fn reader_groups() -> Vec<&'static str> {
     reader::kinds::Group::ALL.iter().map(|g| g.as_str()).collect()

@@ -78,7 +78,8 @@ pub mod validate;
 
 pub use custom::{CustomSchema, CustomSchemaError};
 pub use extractive::{
-    EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError, ScoredCandidate, reader_features, reader_groups,
+    EXTRACTIVE_VERSION, ExtractiveGenerator, GenerateError, ScoredCandidate, reader_evidence_features, reader_features,
+    reader_groups,
 };
 pub use feedback::{RetryHint, retry_hint};
 pub use fewshot::{ExampleBank, FewShotSelection};

@@ -92,6 +92,13 @@ pub(crate) const FEATURES: [&str; 44] = [
     "rel_fit",
 ];
 
+/// The features of the best candidate the confidence reads beside its
+/// log-odds and its margin (see [`super::model::ReaderModel::confidence`]):
+/// how much of the question its evidence carries, how surely it is a value
+/// of the kind, where retrieval ranked it. A best candidate that wins among
+/// weak rivals on thin evidence is not a sure answer.
+pub(crate) const EVIDENCE: [&str; 6] = ["cov_window", "pairs_near", "focus_near", "cov_row", "rank", "fit"];
+
 /// One candidate's features.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Features {
@@ -145,6 +152,11 @@ pub(crate) struct Features {
 }
 
 impl Features {
+    /// The values of [`EVIDENCE`], in its order.
+    pub(crate) fn evidence(&self) -> [f64; EVIDENCE.len()] {
+        [self.cov_window, self.pairs_near, self.focus_near, self.cov_row, self.rank, self.fit]
+    }
+
     /// The values in [`FEATURES`] order.
     pub(crate) fn to_vec(self) -> [f64; FEATURES.len()] {
         [

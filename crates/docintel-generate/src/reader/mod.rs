@@ -980,7 +980,7 @@ pub(crate) fn read(
     let confidence_of = |i: usize, candidates: &[Candidate]| {
         let c = &candidates[i];
         let runner = candidates.iter().find(|o| o.missing.is_empty() && o.key != c.key).map(|o| o.log_odds);
-        model.confidence(group, c.log_odds, runner)
+        model.confidence(group, c.log_odds, runner, &c.features.evidence())
     };
     // A list question whose best evidence is a bulleted list (its
     // introduction or one of its items) is answered by the whole list.
@@ -991,10 +991,16 @@ pub(crate) fn read(
         .filter(|&i| reading.candidates[i].list.is_some() && asked.kind == Kind::Text);
     if asked.shape == AnswerShape::Listing
         && let Some(i) = top_list
-        && model.confidence(group, reading.candidates[i].log_odds, None) >= threshold
+        && model.confidence(group, reading.candidates[i].log_odds, None, &reading.candidates[i].features.evidence())
+            >= threshold
     {
         reading.chosen = vec![i];
-        reading.confidence = vec![model.confidence(group, reading.candidates[i].log_odds, None)];
+        reading.confidence = vec![model.confidence(
+            group,
+            reading.candidates[i].log_odds,
+            None,
+            &reading.candidates[i].features.evidence(),
+        )];
         reading.list = true;
     } else if asked.shape == AnswerShape::Listing {
         let mut seen: Vec<&str> = Vec::new();
@@ -1003,7 +1009,7 @@ pub(crate) fn read(
             if !c.missing.is_empty() || seen.contains(&c.key.as_str()) || chosen.len() >= MAX_LIST_ITEMS {
                 continue;
             }
-            let confidence = model.confidence(group, c.log_odds, None);
+            let confidence = model.confidence(group, c.log_odds, None, &c.features.evidence());
             if confidence >= threshold {
                 seen.push(&c.key);
                 chosen.push((i, confidence));
@@ -1012,7 +1018,15 @@ pub(crate) fn read(
         chosen.sort_by_key(|&(i, _)| (reading.candidates[i].row, reading.candidates[i].start));
         reading.confidence = chosen.iter().map(|c| c.1).collect();
         reading.chosen = chosen.into_iter().map(|c| c.0).collect();
-    } else if let Some(i) = reading.candidates.iter().position(|c| c.missing.is_empty() && !taken.contains(&c.key)) {
+    } else if let Some(i) = reading
+        .candidates
+        .iter()
+        // The title of an identifier is the line it opens ("AC-2 Account
+        // Management"), decided by the structure when the document has one.
+        .position(|c| c.missing.is_empty() && !taken.contains(&c.key) && c.features.heading > 0.0)
+        .filter(|_| !asked.heading_of.is_empty())
+        .or_else(|| reading.candidates.iter().position(|c| c.missing.is_empty() && !taken.contains(&c.key)))
+    {
         let confidence = confidence_of(i, &reading.candidates);
         if confidence >= threshold {
             reading.chosen = vec![i];

@@ -17,6 +17,8 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 #[cfg(test)]
+use super::features::EVIDENCE;
+#[cfg(test)]
 use super::features::FEATURES;
 use super::features::Features;
 use super::kinds::Group;
@@ -30,8 +32,10 @@ pub(crate) struct GroupModel {
     /// Answers under this confidence are refused.
     pub(crate) threshold: f64,
     /// The confidence of an answer from its best candidate: weights of the
-    /// best candidate's log-odds and of its margin over the best other
-    /// value, then an intercept (`sigmoid(a·z + b·margin + c)`).
+    /// best candidate's log-odds, of its margin over the best other value
+    /// and of its [`EVIDENCE`] features, then an intercept
+    /// (`sigmoid(a·z + b·margin + Σ dᵢ·eᵢ + c)`; a file of three numbers
+    /// reads no evidence).
     #[serde(default = "identity_calibration")]
     pub(crate) calibration: Vec<f64>,
 }
@@ -71,16 +75,17 @@ impl ReaderModel {
         model.intercept + model.weights.iter().zip(x.iter()).map(|(w, v)| w * v).sum::<f64>()
     }
 
-    /// The confidence of an answer whose candidate has log-odds `z` and
-    /// whose best other value has log-odds `runner_up`.
-    pub(crate) fn confidence(&self, group: Group, z: f64, runner_up: Option<f64>) -> f64 {
+    /// The confidence of an answer whose candidate has log-odds `z` and the
+    /// [`EVIDENCE`] features `evidence`, and whose best other value has
+    /// log-odds `runner_up`.
+    pub(crate) fn confidence(&self, group: Group, z: f64, runner_up: Option<f64>, evidence: &[f64]) -> f64 {
         let Some(model) = self.group(group) else { return 0.0 };
         let sigmoid = |v: f64| 1.0 / (1.0 + (-v).exp());
         let margin = sigmoid(z) - sigmoid(runner_up.unwrap_or(z - 10.0));
         let c = &model.calibration;
-        let (a, b, intercept) =
-            (c.first().copied().unwrap_or(1.0), c.get(1).copied().unwrap_or(0.0), c.get(2).copied().unwrap_or(0.0));
-        sigmoid(a * z + b * margin + intercept)
+        let Some((&intercept, weights)) = c.split_last() else { return sigmoid(z) };
+        let inputs = [z, margin].into_iter().chain(evidence.iter().copied());
+        sigmoid(intercept + weights.iter().zip(inputs).map(|(w, x)| w * x).sum::<f64>())
     }
 
     /// The refusal threshold of a group.
@@ -102,6 +107,7 @@ mod tests {
             let g = model.group(group).unwrap_or_else(|| panic!("no model for group {}", group.as_str()));
             assert_eq!(g.weights.len(), FEATURES.len(), "{}", group.as_str());
             assert!((0.0..1.0).contains(&g.threshold), "{}", group.as_str());
+            assert_eq!(g.calibration.len(), 3 + EVIDENCE.len(), "{}: z, margin, evidence, intercept", group.as_str());
         }
     }
 }
