@@ -179,6 +179,32 @@ fn choose_alpha(of: &[&PartRows]) -> (f64, Vec<(f64, usize)>) {
     (best, scores.into_iter().map(|(a, r, _)| (a, r)).collect())
 }
 
+/// The calibration's penalty: the one whose confidences have the lowest
+/// log loss on held-out folds (the calibration is fitted on three folds'
+/// points and scored on the fourth's).
+fn stage_penalty(x: &[Vec<f64>], y: &[bool], folds: &[usize]) -> f64 {
+    let mut best = (f64::INFINITY, 0.1);
+    for alpha in ALPHAS {
+        let (mut loss, mut count) = (0.0, 0usize);
+        for k in 0..FOLDS {
+            let train: Vec<usize> = (0..x.len()).filter(|&i| folds[i] != k).collect();
+            let tx: Vec<Vec<f64>> = train.iter().map(|&i| x[i].clone()).collect();
+            let ty: Vec<bool> = train.iter().map(|&i| y[i]).collect();
+            let Ok((w, b)) = fit(&tx, &ty, alpha) else { continue };
+            for i in (0..x.len()).filter(|&i| folds[i] == k) {
+                let p = sigmoid(dot(&w, b, &x[i])).clamp(1e-9, 1.0 - 1e-9);
+                loss -= if y[i] { p.ln() } else { (1.0 - p).ln() };
+                count += 1;
+            }
+        }
+        let mean = loss / count.max(1) as f64;
+        if count > 0 && mean < best.0 {
+            best = (mean, alpha);
+        }
+    }
+    best.1
+}
+
 /// One tuning part at stage 2: its calibrated confidence, whether its best
 /// candidate is right, whether it is answerable, whether code refuses it.
 #[derive(Debug, Clone, Copy)]
@@ -627,7 +653,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
         let sx: Vec<Vec<f64>> = stage.iter().map(|s| s.0.clone()).collect();
         let sy: Vec<bool> = stage.iter().map(|s| s.1).collect();
-        let (cw, cb) = fit(&sx, &sy, 0.1).unwrap_or_else(|_| {
+        let folds: Vec<usize> = stage.iter().map(|s| s.2.fold).collect();
+        let stage_alpha = stage_penalty(&sx, &sy, &folds);
+        summary.push(format!("{group:<8} calibration penalty {stage_alpha} (held-out log loss)"));
+        let (cw, cb) = fit(&sx, &sy, stage_alpha).unwrap_or_else(|_| {
             let mut identity = vec![0.0; 2 + reader_evidence_features().len()];
             identity[0] = 1.0;
             (identity, 0.0)

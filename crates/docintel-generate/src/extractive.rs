@@ -1204,4 +1204,90 @@ mod tests {
         let confidence = generation.answer.feedback.confidence;
         assert!((0.5..=1.0).contains(&confidence), "{confidence}");
     }
+
+    /// The candidate whose text is `text`.
+    fn candidate<'c>(candidates: &'c [ScoredCandidate], text: &str) -> &'c ScoredCandidate {
+        candidates.iter().find(|c| c.text == text).unwrap_or_else(|| panic!("no candidate {text}"))
+    }
+
+    fn officer_question() -> ParsedQuestion {
+        let mut q = question(
+            "What is the name of Nike's chief executive officer?",
+            "person",
+            &["chief", "executive", "officer", "name"],
+        );
+        q.generation.answer_focus = Some("chief executive officer".to_owned());
+        q
+    }
+
+    #[test]
+    fn the_title_asked_is_on_the_holders_own_row() {
+        // Both rows carry "chief", "executive" and "officer"; only one
+        // prints the title asked. The other officer's row, read after the
+        // CEO's, is no evidence for him.
+        let document = doc(&[
+            ("Mark G. Parker, Chairman, President and Chief Executive Officer — Mr. Parker, 63, was appointed", 1),
+            ("President of the NIKE Brand in 2001.", 1),
+            ("Andrew Campion, Executive Vice President and Chief Financial Officer — Mr. Campion, 47, joined", 1),
+        ]);
+        let all =
+            ExtractiveGenerator::new().candidates(&officer_question(), &document, &page_passages(&document)).unwrap();
+        assert!(candidate(&all, "Mark G. Parker").missing.is_empty());
+        assert_eq!(candidate(&all, "Andrew Campion").missing, ["chief executive officer"]);
+    }
+
+    #[test]
+    fn a_signature_block_reads_by_column() {
+        // Two names side by side, each with its title under it: reading
+        // order puts the second name right before the first title.
+        let document = doc_boxed(&[
+            ("Mark G. Parker", [135.0, 466.0, 188.0, 473.0]),
+            ("Andrew Campion", [419.0, 466.0, 480.0, 473.0]),
+            ("Chairman, President and Chief Executive Officer", [82.0, 455.0, 241.0, 462.0]),
+            ("Executive Vice President and Chief Financial Officer", [364.0, 455.0, 535.0, 462.0]),
+        ]);
+        let all =
+            ExtractiveGenerator::new().candidates(&officer_question(), &document, &page_passages(&document)).unwrap();
+        assert!(candidate(&all, "Mark G. Parker").missing.is_empty(), "its title is under it");
+        assert_eq!(candidate(&all, "Andrew Campion").missing, ["chief executive officer"]);
+    }
+
+    #[test]
+    fn a_table_cell_is_named_by_its_column_header_and_its_row_label() {
+        let document = doc_boxed(&[
+            ("Article 2.2 — Plafonds de garantie par formule", [62.0, 555.0, 326.0, 567.0]),
+            ("Garantie", [102.0, 533.0, 138.0, 542.0]),
+            ("Tiers Simple", [207.0, 533.0, 260.0, 542.0]),
+            ("Tiers+", [305.0, 533.0, 332.0, 542.0]),
+            ("Intermédiaire", [382.0, 533.0, 439.0, 542.0]),
+            ("Incendie / Explosion", [55.0, 511.0, 131.0, 520.0]),
+            ("—", [197.0, 511.0, 205.0, 520.0]),
+            ("Valeur Argus", [282.0, 511.0, 331.0, 520.0]),
+            ("Valeur Argus", [367.0, 511.0, 416.0, 520.0]),
+            ("Bris de glace", [55.0, 489.0, 104.0, 498.0]),
+            ("—", [197.0, 489.0, 205.0, 498.0]),
+            ("2 000 €", [282.0, 489.0, 310.0, 498.0]),
+            ("1 500 €", [367.0, 489.0, 395.0, 498.0]),
+        ]);
+        let q = question(
+            "Quel est le plafond bris de glace en formule Tiers+ ?",
+            "amount",
+            &["plafond", "bris", "glace", "formule", "tiers"],
+        );
+        let all = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        let both = |text: &str| feature_of(&all, "cell_both", text).unwrap_or_default();
+        let header = |text: &str| feature_of(&all, "header_cov", text).unwrap_or_default();
+        assert!(header("2 000 €") > 0.0 && both("2 000 €") > 0.0, "under 'Tiers+', on the 'Bris de glace' row");
+        assert_eq!(header("1 500 €"), 0.0, "under 'Intermédiaire'");
+        assert!(feature_of(&all, "cell_cov", "2 000 €") > feature_of(&all, "cell_cov", "1 500 €"));
+    }
+
+    #[test]
+    fn a_figure_the_question_writes_is_marked() {
+        let document = doc(&[("Table 2: BLEU scores. GNMT + RL reaches 24.6 on EN-DE.", 1)]);
+        let q = question("What EN-DE BLEU does GNMT + RL reach according to Table 2?", "number", &["bleu", "gnmt"]);
+        let all = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        assert_eq!(feature_of(&all, "in_question", "2"), Some(1.0));
+        assert_eq!(feature_of(&all, "in_question", "24.6"), Some(0.0));
+    }
 }

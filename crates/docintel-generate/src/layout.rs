@@ -126,6 +126,22 @@ impl<'d> PageLayout<'d> {
         mates
     }
 
+    /// The line right under `line` in its column (at most one line height
+    /// below it): the caption a signature block prints under a name ("Mark
+    /// G. Parker" over "Chairman, President and Chief Executive Officer").
+    pub(crate) fn caption_below(&self, line: &Line) -> Option<&'d Line> {
+        if !has_box(&line.bbox) {
+            return None;
+        }
+        let b = &line.bbox;
+        self.lines
+            .iter()
+            .copied()
+            .filter(|k| k.line_id != line.line_id && same_column(&k.bbox, b) && k.bbox.y1 <= b.y0 + 0.3 * height(b))
+            .filter(|k| b.y0 - k.bbox.y1 <= height(b))
+            .max_by(|p, q| p.bbox.y1.total_cmp(&q.bbox.y1).then(q.line_id.cmp(&p.line_id)))
+    }
+
     /// Where the value of the label `line` sits: the nearest line to its
     /// right on the same row, else the nearest line directly below (within
     /// [`MAX_GAP_LINES`] line heights).

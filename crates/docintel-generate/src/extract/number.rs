@@ -315,6 +315,22 @@ pub fn find_numbers(line: &str) -> Vec<NumberToken> {
             // "AC-2", "2014-08-03": a code or a date part.
             continue;
         }
+        // "2.3 · 1019": a text layer that lost the superscript prints
+        // 2.3 · 10^19 so; the power of ten belongs to the number before it.
+        if raw.len() >= 3
+            && raw.len() <= 4
+            && raw.starts_with("10")
+            && raw.bytes().all(|b| b.is_ascii_digit())
+            && let Some(prev) = out.last_mut()
+            && line[prev.end..start].trim().chars().count() == 1
+            && line[prev.end..start].trim().starts_with(['·', '×', '*'])
+            && let Ok(power) = raw[2..].parse::<i32>()
+        {
+            prev.value *= 10f64.powi(power);
+            prev.end = end;
+            prev.integer = prev.value.fract() == 0.0;
+            continue;
+        }
         let inner = raw.trim_start_matches('(').trim_end_matches(')');
         let negative_sign = inner.starts_with('-');
         let digits = inner.trim_start_matches('-');
@@ -397,6 +413,8 @@ mod tests {
         assert_eq!(values("see AC-2 and OD3041, table 2014-08-03"), [2014.0]);
         assert_eq!(values("taux de 7,5 %"), [7.5]);
         assert_eq!(values("label smoothing of value 0.1 [36]. This [3, 4] h = 8"), [0.1, 8.0]);
+        // A power of ten whose superscript the text layer lost.
+        assert_eq!(values("27.3 38.1 3.3 · 1018"), [27.3, 38.1, 3.3e18]);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub(crate) struct Constraint {
     pub(crate) in_document: bool,
     /// Names the document as a whole (see the module docs).
     pub(crate) names_document: bool,
+    /// Must be on the value's own row, its labels or its neighbour rows
+    /// (a title asked for: [`role`]), not anywhere before it.
+    pub(crate) local: bool,
 }
 
 /// The constraints of a question, checked against the whole document.
@@ -63,7 +66,13 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             let first_page = pages.first().is_some_and(|p| *p == 1);
             let names_document = (stats.n_pages >= 3 && (share >= DOCUMENT_SHARE || first_page))
                 || title.contains(&format!(" {folded} "));
-            Some(Constraint { text: text.clone(), folded, in_document: !pages.is_empty(), names_document })
+            Some(Constraint {
+                text: text.clone(),
+                folded,
+                in_document: !pages.is_empty(),
+                names_document,
+                local: false,
+            })
         })
         .collect()
 }

@@ -91,6 +91,8 @@ pub(crate) struct Asked {
     /// The pairs of terms the question writes side by side, in order
     /// ([`evidence::term_pairs`]).
     pub(crate) pairs: Vec<(usize, usize)>,
+    /// The numbers the question writes.
+    numbers: Vec<f64>,
 }
 
 impl Asked {
@@ -148,10 +150,18 @@ impl Asked {
             shape: q.answer_shape,
             focus: focus_words(&q),
             constraints: {
-                let focus = focus_words(&q);
-                let mut texts = q.generation.constraints.clone();
-                texts.extend(answerable::role(&focus, kind == Kind::Person));
-                answerable::constraints(&texts, document, stats)
+                let mut constraints = answerable::constraints(&q.generation.constraints, document, stats);
+                // The title a person question asks for is on the holder's
+                // own row or beside it, and never names the document.
+                let role = answerable::role(&focus_words(&q), kind == Kind::Person);
+                constraints.extend(answerable::constraints(role.as_slice(), document, stats).into_iter().map(
+                    |mut c| {
+                        c.local = true;
+                        c.names_document = false;
+                        c
+                    },
+                ));
+                constraints
             },
             amount: AmountIntent::of(&qtext, &ungrouped, &groups),
             date: DateIntent::of(&qtext, &salient),
@@ -174,6 +184,7 @@ impl Asked {
             names_part: !q.retrieval.scope.sections.is_empty(),
             currency: q.generation.format_constraints.get("currency").map(|c| c.to_uppercase()),
             pairs: evidence::term_pairs(&terms.hits(&q.corrected_question, &words_of(&q.corrected_question))),
+            numbers: crate::extract::number::find_numbers(&q.corrected_question).iter().map(|t| t.value).collect(),
             terms,
         }
     }
@@ -382,10 +393,15 @@ impl PassageReader<'_> {
             // The other kinds the question is read for: their values where
             // the asked kind found none (a sentence holds values: those are
             // read apart).
+            // The question's focus names what the asked kind is ("which
+            // UNIVERSITY"), not the other kinds' values: a title holding a
+            // person question's focus ("chief executive officer") is no
+            // organisation for it.
+            let other_ctx = FindContext { focus: Vec::new(), ..ctx.clone() };
             for &other in asked.kind.also() {
                 let taken: Vec<(usize, usize, usize)> =
                     found.iter().filter(|f| f.kind != Kind::Text).map(|f| (f.row, f.start, f.end)).collect();
-                found.extend(kinds::find(other, &rows, i, &ctx).into_iter().filter(|f| {
+                found.extend(kinds::find(other, &rows, i, &other_ctx).into_iter().filter(|f| {
                     !taken.iter().any(|&(row, start, end)| row == f.row && f.start < end && start < f.end)
                 }));
             }
@@ -431,7 +447,7 @@ impl PassageReader<'_> {
         let section_folded = folded(&section);
         for c in &mut out {
             c.missing.retain(|m| {
-                let constraint = asked.constraints.iter().find(|k| &k.text == m);
+                let constraint = asked.constraints.iter().find(|k| &k.text == m && !k.local);
                 !constraint.is_some_and(|k| answerable::found_in(k, std::slice::from_ref(&section_folded)))
             });
             let found = asked.constraints.iter().filter(|k| !c.missing.contains(&k.text)).count();
@@ -507,6 +523,24 @@ impl PassageReader<'_> {
                 distance: 1.0,
             });
         }
+        // A value alone on its row whose next row in reading order is
+        // another column's reads the caption under it in its own column
+        // (a signature block: two names, then their two titles).
+        let next_elsewhere = rows.get(found.last_row + 1).is_some_and(|next| !same_column(next, rows[found.last_row]));
+        if (next_elsewhere || found.last_row + 1 >= rows.len())
+            && found_covers_row(row, found)
+            && let Some(caption) = layout.caption_below(row)
+            && is_label_only(caption)
+            && !out.iter().any(|l| l.text == caption.text)
+        {
+            out.push(Label {
+                words: words_of(&caption.text),
+                text: caption.text.clone(),
+                header: false,
+                cite: in_passage(caption.line_id).then_some(caption.line_id),
+                distance: 1.0,
+            });
+        }
         // A label-only line just before a value alone on its row, unless
         // the layout placed the value under or beside another label.
         let by_layout = out.iter().any(|l| l.cite.is_some() || l.header);
@@ -576,14 +610,20 @@ impl PassageReader<'_> {
         // Hits outside the value on its row; inside count for text answers.
         let row_hits: Vec<(Hit, f64)> =
             own.hits.iter().filter(|h| text_kind || !inside(h.word)).map(|h| (*h, distance(h.word))).collect();
-        let prev_hits: Vec<(Hit, f64)> = if i > 0 {
+        // The rows before and after in reading order are its neighbours when
+        // they sit in its column: in a multi-column block (a signature
+        // block's two names, then their two titles) the next row read may be
+        // another column's.
+        let next_index = found.last_row + 1;
+        let has_prev = i > 0 && same_column(rows[i - 1], row);
+        let has_next = next_index < rows.len() && same_column(rows[next_index], rows[found.last_row]);
+        let prev_hits: Vec<(Hit, f64)> = if has_prev {
             let plen = facts[i - 1].words.len();
             facts[i - 1].hits.iter().map(|h| (*h, (plen - h.word) as f64 + first as f64 + 2.0)).collect()
         } else {
             Vec::new()
         };
-        let next_index = found.last_row + 1;
-        let next_hits: Vec<(Hit, f64)> = if next_index < rows.len() {
+        let next_hits: Vec<(Hit, f64)> = if has_next {
             let tail = if found.last_row > i { 0 } else { len.saturating_sub(last) };
             facts[next_index].hits.iter().map(|h| (*h, tail as f64 + h.word as f64 + 2.0)).collect()
         } else {
@@ -624,11 +664,11 @@ impl PassageReader<'_> {
         }
         let pairs_row = share_of(&own_pairs);
         let mut near_pairs = own_pairs;
-        if i > 0 {
+        if has_prev {
             near_pairs.extend(&facts[i - 1].pairs);
         }
-        if let Some(next) = facts.get(found.last_row + 1) {
-            near_pairs.extend(&next.pairs);
+        if has_next {
+            near_pairs.extend(&facts[next_index].pairs);
         }
         for label in &labels {
             near_pairs.extend(evidence::term_pairs(&terms.hits(&label.text, &label.words)));
@@ -691,7 +731,7 @@ impl PassageReader<'_> {
                     focus_d = focus_d.min(distance(k));
                 }
             }
-            if i > 0 {
+            if has_prev {
                 let plen = facts[i - 1].words.len();
                 for (k, w) in facts[i - 1].words.iter().enumerate() {
                     if is_focus(w) {
@@ -699,7 +739,7 @@ impl PassageReader<'_> {
                     }
                 }
             }
-            if next_index < rows.len() {
+            if has_next {
                 for (k, w) in facts[next_index].words.iter().enumerate() {
                     if is_focus(w) {
                         focus_d = focus_d.min(len.saturating_sub(last) as f64 + k as f64 + 2.0);
@@ -752,17 +792,24 @@ impl PassageReader<'_> {
             .map(|at| if at < first { (first - at) as f64 } else { at.saturating_sub(last) as f64 + 1.0 })
             .fold(f64::INFINITY, f64::min);
         if phrase_d.is_infinite() {
-            let around = (i > 0 && !phrase_at(&facts[i - 1].words).is_empty())
-                || (next_index < rows.len() && !phrase_at(&facts[next_index].words).is_empty())
+            let around = (has_prev && !phrase_at(&facts[i - 1].words).is_empty())
+                || (has_next && !phrase_at(&facts[next_index].words).is_empty())
                 || labels.iter().any(|l| !phrase_at(&l.words).is_empty());
             if around {
                 phrase_d = 3.0;
             }
         }
         let focus_phrase = if phrase_d.is_finite() { (-phrase_d / 3.0).exp() } else { 0.0 };
-        let in_question = if value_words.is_empty()
-            || matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue)
-        {
+        let in_question = if matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) {
+            // A figure the question itself writes ("Table 2", "Rung 3",
+            // "with 8 heads") names what is asked, it is not the answer.
+            let number = match &found.value {
+                AnswerValue::Quantity(q) => Some(q.quantity),
+                AnswerValue::Amount(a) => Some(a.value),
+                _ => None,
+            };
+            f64::from(number.is_some_and(|n| asked.numbers.iter().any(|q| (q - n).abs() < 1e-9)))
+        } else if value_words.is_empty() {
             0.0
         } else {
             value_words.iter().filter(|w| terms.question_words.iter().any(|q| word_matches(&w.norm, q))).count() as f64
@@ -811,10 +858,20 @@ impl PassageReader<'_> {
         if let Some(year) = statement_year {
             evidence.push(year.to_string());
         }
+        // What the value's own row, its labels and its column neighbours
+        // say (a local constraint is read there only).
+        let mut near: Vec<String> = facts[i..=found.last_row].iter().map(|f| f.folded.clone()).collect();
+        near.extend(labels.iter().map(|l| folded(&l.text)));
+        if has_prev {
+            near.push(facts[i - 1].folded.clone());
+        }
+        if has_next {
+            near.push(facts[next_index].folded.clone());
+        }
         let missing: Vec<String> = asked
             .constraints
             .iter()
-            .filter(|c| !c.names_document && !answerable::found_in(c, &evidence))
+            .filter(|c| !c.names_document && !answerable::found_in(c, if c.local { &near } else { &evidence }))
             .map(|c| c.text.clone())
             .collect();
         let row_chars = row.text.trim().chars().count().max(1);
@@ -894,6 +951,14 @@ impl PassageReader<'_> {
             list: None,
         })
     }
+}
+
+/// Whether two rows share a column: their boxes overlap horizontally (rows
+/// without a box are taken to).
+fn same_column(a: &Line, b: &Line) -> bool {
+    !crate::layout::has_box(&a.bbox)
+        || !crate::layout::has_box(&b.bbox)
+        || a.bbox.x1.min(b.bbox.x1) - a.bbox.x0.max(b.bbox.x0) > 0.0
 }
 
 /// Whether the value covers most of its row (a cell, a value alone).
