@@ -124,6 +124,14 @@ fn fitting_rows(p: &PartRows) -> Vec<&Row> {
     kept
 }
 
+/// The share of questions the document cannot answer that the refusal
+/// threshold assumes (percent; `--unanswerable-share P`, 0 for the gold
+/// sets' own share). A product assumption like the costs: most questions
+/// users put to a document are about what it says, and the gold sets
+/// over-represent the others (one question in six written to be refused,
+/// a fifth of MMLongBench-Doc's).
+static UNANSWERABLE_SHARE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(10);
+
 /// Folds for choosing the penalty: documents hashed into four groups.
 const FOLDS: usize = 4;
 /// The penalties tried.
@@ -238,11 +246,33 @@ fn outcome(points: &[Point], tau: f64) -> Outcome {
 /// say where in it the boundary lies, so the one farthest from both ends is
 /// the least fitted to them).
 fn best_threshold(points: &[Point], wrong_cost: f64, refuse_cost: f64) -> (f64, Outcome) {
+    // The questions the documents cannot answer count with the weight that
+    // gives them the share users are assumed to ask ([`UNANSWERABLE_SHARE`]),
+    // not the share the gold sets were written with.
+    let unanswerable = points.iter().filter(|p| !p.answerable).count();
+    let answerable = points.len() - unanswerable;
+    let share = UNANSWERABLE_SHARE.load(std::sync::atomic::Ordering::Relaxed) as f64 / 100.0;
+    let weight_unanswerable = if share > 0.0 && unanswerable > 0 && answerable > 0 {
+        share / (1.0 - share) * answerable as f64 / unanswerable as f64
+    } else {
+        1.0
+    };
     let outcomes: Vec<(f64, f64, Outcome)> = (1..100)
         .map(|step| {
             let tau = step as f64 * 0.01;
             let o = outcome(points, tau);
-            let utility = o.0 as f64 + o.2 as f64 - wrong_cost * o.1 as f64 - refuse_cost * o.3 as f64;
+            let mut utility = 0.0;
+            for p in points {
+                let answered = !p.forced && p.confidence >= tau;
+                let weight = if p.answerable { 1.0 } else { weight_unanswerable };
+                utility += weight
+                    * match (answered, p.answerable) {
+                        (true, _) if p.right => 1.0,
+                        (true, _) => -wrong_cost,
+                        (false, false) => 1.0,
+                        (false, true) => -refuse_cost,
+                    };
+            }
             (utility, tau, o)
         })
         .collect();
@@ -485,6 +515,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "--out" => out = PathBuf::from(value()?),
             "--dry-run" => dry_run = true,
             "--dump" => dump = Some(PathBuf::from(value()?)),
+            "--unanswerable-share" => UNANSWERABLE_SHARE.store(
+                value()?.parse().context("--unanswerable-share takes a percentage")?,
+                std::sync::atomic::Ordering::Relaxed,
+            ),
             "--negatives" => NEGATIVES
                 .store(value()?.parse().context("--negatives takes a count")?, std::sync::atomic::Ordering::Relaxed),
             other => bail!("unknown fit-reader argument {other}"),
@@ -693,6 +727,20 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     // `--per-group-threshold`, one per group.
     let pooled: Vec<Point> = group_points.iter().flat_map(|(_, p)| p.iter().copied()).collect();
     let shared = best_threshold(&pooled, wrong_cost, refuse_cost);
+    // How far the confidence can be trusted on documents nobody fitted on:
+    // right answers per confidence bucket, out of fold.
+    let buckets: Vec<String> = [(0.0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 1.01)]
+        .iter()
+        .map(|&(lo, hi)| {
+            let at: Vec<&Point> = pooled
+                .iter()
+                .filter(|p| !p.forced && p.answerable && p.confidence >= lo && p.confidence < hi)
+                .collect();
+            let right = at.iter().filter(|p| p.right).count();
+            format!("[{lo:.1}, {:.1}) {right}/{}", hi.min(1.0), at.len())
+        })
+        .collect();
+    summary.push(format!("out-of-fold confidence, right/answerable per bucket: {}", buckets.join(" · ")));
     for (group, points) in &group_points {
         let (threshold, (right, wrong, refused_ok, refused_bad)) = if per_group_threshold {
             best_threshold(points, wrong_cost, refuse_cost)
@@ -713,7 +761,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "features": features,
         "groups": groups_json,
         "trained": {
-            "command": format!("cargo xtask fit-reader --shared <fixtures> --wrong-cost {wrong_cost} --refuse-cost {refuse_cost}"),
+            "command": format!(
+                "cargo xtask fit-reader --shared <fixtures> --wrong-cost {wrong_cost} --refuse-cost {refuse_cost} --unanswerable-share {}",
+                UNANSWERABLE_SHARE.load(std::sync::atomic::Ordering::Relaxed)
+            ),
             "tuning_questions": questions.len(),
             "parts": parts.len(),
             "candidates": parts.iter().map(|p| p.rows.len()).sum::<usize>(),

@@ -18,7 +18,7 @@
 //! | `focus_in_value` | the value itself holds a focus word ("University of ...") |
 //! | `label_cov` | share of the term weight in the value's label (words before it on its row, the row label or label above it by layout, a label line before it) |
 //! | `value_cell` | the value is most of its row (a table cell, a value under its label) |
-//! | `in_question` | share of the value's words that are the question's own words; for a figure, 1 when the question writes the same number ("Table 2", "with 8 heads") |
+//! | `in_question` | share of the value's words that are the question's own words (a figure the question writes, "Table 2", "with 8 heads", is no candidate at all) |
 //! | `rank` | `1 / (1 + rank)` of the passage in the retrieval order |
 //! | `repeat` | how many other rows give the same value |
 //! | `constraints` | share of the question's constraints found in the value's evidence (1 when there are none) |

@@ -815,6 +815,11 @@ impl PassageReader<'_> {
             value_words.iter().filter(|w| terms.question_words.iter().any(|q| word_matches(&w.norm, q))).count() as f64
                 / value_words.len() as f64
         };
+        // A figure the question writes is what it asks about, never its
+        // answer (issue 15: no span of the question's own words).
+        if in_question > 0.0 && matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) {
+            return None;
+        }
         // Kind cues from the row and labels.
         let mut cue_labels: Vec<(String, bool)> = vec![(label_form(&row.text), false)];
         cue_labels.extend(labels.iter().map(|l| (label_form(&l.text), l.header)));
