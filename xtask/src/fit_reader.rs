@@ -563,7 +563,11 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             } else {
                 golds.iter().any(|g| values_match(q, g, &[value]))
             };
-            let right = q.answerable && (list_right || value_right);
+            // The gold value read on a page the gold names: the same figure
+            // elsewhere (a "3" in another table) is right by accident, and
+            // teaches the model nothing about where answers are.
+            let on_gold_page = q.pages.is_empty() || q.pages.contains(&c.span.page);
+            let right = q.answerable && (list_right || value_right) && on_gold_page;
             let entry = by_part.entry(c.part).or_insert_with(|| PartRows {
                 group: c.group.to_owned(),
                 fold: fold_of(&q.doc),
