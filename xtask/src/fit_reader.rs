@@ -21,10 +21,10 @@
 //! reports them.
 //!
 //! Why a linear model: on the candidates `--dump` writes (852 tuning
-//! questions, 882 parts, 57,696 candidates; 2026-12-03), compared by the
-//! same four document folds, the best candidate of a held-out part was
-//! right for 297 of 763 answerable parts with per-group logistic regression
-//! (C = 0.1), and for at most 292 with gradient-boosted trees (LightGBM:
+//! questions, 882 parts, 57,696 candidates; 2026-12-03), compared once in
+//! Python by the same four document folds, the best candidate of a held-out
+//! part was right for 297 of 763 answerable parts with per-group logistic
+//! regression (scikit-learn, C = 0.1), and for at most 292 with gradient-boosted trees (LightGBM:
 //! one classifier pooled over the groups, one per group, or a lambdarank
 //! ranker; four settings each) — and 287 with standardised features. Only
 //! 516 of the 763 have a right candidate at all: candidate generation, not
