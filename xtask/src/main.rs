@@ -6,7 +6,8 @@
 //!   invoice sets and prints per-field accuracy.
 //! - `fit-reader --shared DIR` fits the extractive reader's model on the
 //!   tuning questions; `candidates FILE QUESTION` prints every candidate the
-//!   reader scored for one question, with its features.
+//!   reader scored for one question, with its features; `fit-types --shared
+//!   DIR` fits the question brick's learned answer-type model.
 //! - `eval-retrieval --shared DIR` measures TOC routing against flat keyword
 //!   retrieval on the NIST SP 800-53 gold questions.
 //! - `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
@@ -22,6 +23,7 @@ mod eval_report;
 mod eval_retrieval;
 mod eval_sets;
 mod fit_reader;
+mod fit_types;
 mod llama;
 mod models;
 mod stress;
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Some("eval") => eval::run(&args[1..]),
         Some("eval-retrieval") => eval_retrieval::run(&args[1..]),
         Some("fit-reader") => fit_reader::run(&args[1..]),
+        Some("fit-types") => fit_types::run(&args[1..]),
         Some("candidates") => fit_reader::candidates(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
@@ -43,7 +46,7 @@ fn main() -> ExitCode {
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

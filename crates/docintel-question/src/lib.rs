@@ -81,6 +81,7 @@ pub mod persist;
 mod restrict;
 pub mod satellites;
 mod table;
+pub mod type_model;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -104,6 +105,7 @@ pub use persist::{
 };
 pub use satellites::{SatelliteError, Satellites};
 pub use table::TableError;
+pub use type_model::{TypeModel, TypeVerdict, type_features};
 
 /// "title of", "name of", "titre de"...: a question about an identifier's
 /// heading (group 1 is the noun).
@@ -467,7 +469,7 @@ impl RuleParser {
                         let (answer_focus, constraints) = self.asked(q, language);
                         AskedPart {
                             question: q.clone(),
-                            answer_type: self.classify.answer_type(q, language, &self.satellites).to_owned(),
+                            answer_type: self.typed(q, language, None),
                             answer_focus,
                             constraints,
                         }
@@ -731,20 +733,46 @@ impl RuleParser {
         notes: &mut Vec<String>,
     ) -> String {
         if decomposition.pattern != DecompositionPattern::Independent || decomposition.sub_questions.is_empty() {
-            return self.classify.answer_type(focus, language, &self.satellites).to_owned();
+            return self.typed(focus, language, Some(notes));
         }
-        let types: Vec<&str> = decomposition
-            .sub_questions
-            .iter()
-            .map(|q| self.classify.answer_type(q, language, &self.satellites))
-            .collect();
+        let types: Vec<String> = decomposition.sub_questions.iter().map(|q| self.typed(q, language, None)).collect();
         if types.iter().any(|t| *t != types[0]) {
             notes.push(format!(
                 "sub-questions expect different answer types ({}): answer_type is the first one's",
                 types.join(", ")
             ));
         }
-        types[0].to_owned()
+        types[0].clone()
+    }
+
+    /// The answer type of `text`: the rules' ([`ClassifyRules::answer_type`]);
+    /// where they fell back to `text`, the learned type model's
+    /// ([`TypeModel::decide`]) when it is sure enough (noted when `notes` is
+    /// given).
+    fn typed(&self, text: &str, language: Option<&str>, notes: Option<&mut Vec<String>>) -> String {
+        let rule_type = self.classify.answer_type(text, language, &self.satellites);
+        let Some(verdict) = TypeModel::builtin()
+            .and_then(|model| model.decide(text, rule_type))
+            .filter(|v| self.satellites.answer_type(&v.answer_type).is_some())
+        else {
+            return rule_type.to_owned();
+        };
+        if let Some(notes) = notes {
+            notes.push(format!(
+                "answer type {} from the learned type model (p = {:.2}); the rules said {rule_type}",
+                verdict.answer_type, verdict.probability
+            ));
+        }
+        verdict.answer_type
+    }
+
+    /// The answer type the rules alone give `text` (no learned model), with
+    /// the language detected from `text`: what `cargo xtask fit-types`
+    /// fits the type model on.
+    pub fn rule_answer_type(&self, text: &str) -> String {
+        let tokens = tokenize(text);
+        let language = detect_language(text, &tokens);
+        self.classify.answer_type(text, language, &self.satellites).to_owned()
     }
 }
 

@@ -45,8 +45,10 @@ pub use docintel_parse::{
 pub use docintel_parse::{
     DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date, write_tables,
 };
+pub use docintel_question::type_model::FALLBACK as TYPE_FALLBACK;
 pub use docintel_question::{
     DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
+    TypeModel, type_features,
 };
 pub use docintel_retrieve::{CorpusFile, KeywordRetriever, KeywordRouter, LlmRouter, RetrieveConfig, RoutingConfig};
 
