@@ -13,7 +13,7 @@ use docintel_schema::text;
 use docintel_schema::{Answer, AnswerValue, CitationProblem, ParsedDocument, Passage, Span};
 
 use crate::extract::amount::find_amounts;
-use crate::extract::date::{DayMonthOrder, find_dates};
+use crate::extract::date::{DayMonthOrder, find_dates, find_months};
 use crate::extract::number::find_numbers;
 
 /// Words too common to prove a text value.
@@ -46,7 +46,11 @@ pub fn quote_holds_value(value: &AnswerValue, quote: &str) -> bool {
             // the same real date (an invoice number such as 2023-03-0008 is
             // in its quote but is no date).
             let orders = [DayMonthOrder::DayFirst, DayMonthOrder::MonthFirst];
-            let is_iso = |t: &str| orders.into_iter().any(|order| find_dates(t, order).iter().any(|x| x.iso == d.iso));
+            let is_iso = |t: &str| {
+                orders
+                    .into_iter()
+                    .any(|order| find_dates(t, order).iter().chain(&find_months(t, order)).any(|x| x.iso == d.iso))
+            };
             is_iso(quote)
                 || (text::squash(quote).contains(&text::squash(&d.original))
                     && (is_iso(&d.original) || (real_date(&d.iso) && one_year_at_most(&d.original))))

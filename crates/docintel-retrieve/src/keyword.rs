@@ -982,9 +982,21 @@ impl KeywordRetriever {
             let agree = leaders.iter().any(|(page, _)| shown.contains(page));
             let mut extra: Vec<Candidate> = Vec::new();
             if !agree {
+                // On one page, the words that name the document ("Activision
+                // Blizzard" on every page of its 10-K) are as rare as any:
+                // the page's passage is chosen by the others, as TOC routing
+                // does (unless nothing else is left).
+                let page_keywords: Vec<PreparedKeyword> = if keywords.iter().any(|k| !k.names_document) {
+                    keywords
+                        .iter()
+                        .map(|k| PreparedKeyword { weight: if k.names_document { 0.0 } else { k.weight }, ..k.clone() })
+                        .collect()
+                } else {
+                    keywords.clone()
+                };
                 for &(page, _) in leaders {
                     let on_page = BTreeSet::from([page]);
-                    let search = self.search(&keywords, document, &normalized, Some(&on_page), kind_re, None);
+                    let search = self.search(&page_keywords, document, &normalized, Some(&on_page), kind_re, None);
                     if let Some(best) = search.candidates.into_iter().next() {
                         ranked.retain(|c| !overlaps(&c.passage, &best.passage));
                         held_back.retain(|c| !overlaps(&c.passage, &best.passage));

@@ -10,7 +10,9 @@
 //! Numeric day/month order: when one of the two numbers is above 12 it is the
 //! day. Otherwise `.` separators are day-first (the European convention), and
 //! `/` or `-` follow the caller's [`DayMonthOrder`] (the generator derives it
-//! from the document: month-first only for English documents quoting dollars).
+//! from the document: the order its unambiguous dates prove, see
+//! [`evident_order`]; failing that, month-first only for English documents
+//! quoting dollars).
 
 use std::sync::LazyLock;
 
@@ -155,6 +157,12 @@ static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("month day regex")
 });
 
+/// A month and its year with no day: `August 2019`, `juin 2016`, `Sept. 2020`.
+static MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)(?P<m>{})\.?,?\s+(?:of\s+|de\s+)?([0-9]{{4}})\b", month_alternation()))
+        .expect("month year regex")
+});
+
 fn days_in_month(year: i32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -251,9 +259,90 @@ pub fn find_dates(line: &str, order: DayMonthOrder) -> Vec<DateToken> {
     out
 }
 
+/// Every month written with its year and no day ("since August 2019",
+/// "June 2012 – Present"), left to right, as `YYYY-MM` (ISO 8601's month
+/// precision: no day is made up). A month that is part of a full date of
+/// [`find_dates`] is not one; nor is the English verb "may".
+pub fn find_months(line: &str, order: DayMonthOrder) -> Vec<DateToken> {
+    let full = find_dates(line, order);
+    let mut out = Vec::new();
+    for c in MONTH_YEAR.captures_iter(line) {
+        let whole = c.get(0).expect("match");
+        let month_text = &c["m"];
+        if full.iter().any(|t| whole.start() < t.end && t.start < whole.end())
+            || digit_at(line, whole.start(), whole.end())
+            || month_text == "may"
+            || line[..whole.start()].trim_end().ends_with(|ch: char| ch.is_ascii_digit())
+        {
+            continue;
+        }
+        let (Some(month), Ok(year)) = (month_number(month_text), c[2].parse::<i32>()) else { continue };
+        if !(1900..=2100).contains(&year) {
+            continue;
+        }
+        out.push(DateToken {
+            iso: format!("{year:04}-{month:02}"),
+            original: whole.as_str().trim().to_owned(),
+            start: whole.start(),
+            end: whole.end(),
+        });
+    }
+    out
+}
+
+/// The order a text's own numeric dates prove: `03/25/2020` can only be
+/// month-first, `25/03/2020` only day-first. `None` when no date of the
+/// text decides, or as many decide each way. Only `/` and `-` dates count
+/// (`.` is always day-first).
+pub fn evident_order<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<DayMonthOrder> {
+    let (mut day_first, mut month_first) = (0usize, 0usize);
+    for line in lines {
+        for c in NUMERIC.captures_iter(line) {
+            let whole = c.get(0).expect("match");
+            if c[2] != c[4] || &c[2] == "." || digit_at(line, whole.start(), whole.end()) {
+                continue;
+            }
+            let (Ok(a), Ok(b)) = (c[1].parse::<u32>(), c[3].parse::<u32>()) else { continue };
+            match (a > 12 && a <= 31 && (1..=12).contains(&b), b > 12 && b <= 31 && (1..=12).contains(&a)) {
+                (true, false) => day_first += 1,
+                (false, true) => month_first += 1,
+                _ => {}
+            }
+        }
+    }
+    match day_first.cmp(&month_first) {
+        std::cmp::Ordering::Greater => Some(DayMonthOrder::DayFirst),
+        std::cmp::Ordering::Less => Some(DayMonthOrder::MonthFirst),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_month_with_its_year_is_a_month_precision_date() {
+        let months = |line: &str| -> Vec<String> {
+            find_months(line, DayMonthOrder::DayFirst).into_iter().map(|t| t.iso).collect()
+        };
+        assert_eq!(months("has served as our Chief People Officer since August 2019."), ["2019-08"]);
+        assert_eq!(months("LionLike MindState, Pomona, CA June 2012 – Present"), ["2012-06"]);
+        assert_eq!(months("en vigueur depuis juin 2016"), ["2016-06"]);
+        // A full date is no month; "may" is a verb.
+        assert!(months("signed on August 3, 2019").is_empty());
+        assert!(months("the 3 August 2019 meeting").is_empty());
+        assert!(months("we may 2019 be wrong").is_empty());
+    }
+
+    #[test]
+    fn the_documents_own_dates_decide_the_order() {
+        assert_eq!(evident_order(["Signed 03/25/2020", "due 9/10/2020"]), Some(DayMonthOrder::MonthFirst));
+        assert_eq!(evident_order(["Facture du 25/03/2020", "échéance 9/10/2020"]), Some(DayMonthOrder::DayFirst));
+        // Ambiguous dates and dotted dates prove nothing.
+        assert_eq!(evident_order(["9/10/2020", "25.03.2020"]), None);
+        assert_eq!(evident_order(["03/25/2020", "25/03/2020"]), None);
+    }
 
     fn check(input: &str, expect: &[(&str, &str)]) {
         check_with(input, DayMonthOrder::DayFirst, expect);

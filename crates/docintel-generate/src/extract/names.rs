@@ -495,7 +495,30 @@ pub fn find_people(line: &str) -> Vec<NameToken> {
             i += 1;
         }
     }
+    if let Some(name) = labelled_name(line)
+        && !out.iter().any(|t| t.start < name.end && name.start < t.end)
+    {
+        out.push(name);
+    }
     out
+}
+
+/// The one-word name a form writes after its label ("Guest Name: Sanjay",
+/// "Insured: Meera"): a label of at most four words, a colon, and a single
+/// name-shaped word closing the line. Two-word names need no label; a lone
+/// capitalised word anywhere else is no name.
+fn labelled_name(line: &str) -> Option<NameToken> {
+    let (label, value) = line.split_once(':')?;
+    let label_words = label.split_whitespace().count();
+    if label_words == 0 || label_words > 4 || !label.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    let value_trimmed = value.trim().trim_end_matches(['.', ',']);
+    if value_trimmed.split_whitespace().count() != 1 || !person_word(value_trimmed) {
+        return None;
+    }
+    let start = label.len() + 1 + (value.len() - value.trim_start().len());
+    Some(NameToken { value: value_trimmed.to_owned(), start, end: start + value_trimmed.len(), fit: 0.6 })
 }
 
 /// Words that may join the capitalised words of an organisation's name.
@@ -719,6 +742,17 @@ pub fn find_places(line: &str) -> Vec<NameToken> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_form_label_names_a_one_word_person() {
+        let names = find_people("Guest Name: Sanjay");
+        let name = names.iter().find(|t| t.value == "Sanjay").expect("the labelled name");
+        assert_eq!(&"Guest Name: Sanjay"[name.start..name.end], "Sanjay");
+        assert!(find_people("Rooms: Deluxe suite with view").is_empty());
+        assert!(find_people("Sanjay").is_empty());
+        assert!(find_people("This is a sentence: Note").len() <= 1);
+        assert!(find_people("A long label of many words here: Sanjay").is_empty());
+    }
 
     fn values(tokens: Vec<NameToken>) -> Vec<(String, f64)> {
         tokens.into_iter().map(|t| (t.value, t.fit)).collect()

@@ -256,9 +256,14 @@ pub(crate) fn value_key(value: &AnswerValue) -> String {
     }
 }
 
-/// Month-first only for documents that look American: English (or unknown
-/// language) and quoting dollars; every other document is day-first.
+/// The order the document's own unambiguous dates prove (`03/25/2020`);
+/// when none do, month-first only for documents that look American:
+/// English (or unknown language) and quoting dollars; every other document
+/// is day-first.
 pub(crate) fn day_month_order(document: &ParsedDocument) -> DayMonthOrder {
+    if let Some(order) = crate::extract::date::evident_order(document.lines.iter().map(|l| l.text.as_str())) {
+        return order;
+    }
     let english_or_unknown = document.profile.languages.first().is_none_or(|l| l == "en");
     let dollars = amount::dominant_currency(document.lines.iter().map(|l| l.text.as_str())) == Some("USD");
     if english_or_unknown && dollars { DayMonthOrder::MonthFirst } else { DayMonthOrder::DayFirst }

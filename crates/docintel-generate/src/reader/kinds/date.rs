@@ -1,4 +1,5 @@
-//! Calendar dates ("when was the invoice issued" → `2014-08-03`), read by
+//! Calendar dates ("when was the invoice issued" → `2014-08-03`; "since
+//! when" → `2019-08` for "since August 2019"), read by
 //! [`crate::extract::date`] in the document's day/month order.
 //!
 //! Cues: a label naming the kind of date the question asks for (issue,
@@ -8,7 +9,7 @@
 use docintel_schema::{AnswerValue, DateValue};
 
 use super::{FindContext, Found};
-use crate::extract::date::find_dates;
+use crate::extract::date::{find_dates, find_months};
 use crate::keywords::has_any;
 
 /// Kinds of dates a question can ask for.
@@ -99,12 +100,15 @@ impl DateIntent {
     }
 }
 
+/// Full dates (fit 1), then months written with their year and no day
+/// (`YYYY-MM`, fit 0.7: a date question may want the day).
 pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
-    find_dates(text, ctx.order)
-        .into_iter()
-        .map(|t| {
+    let full = find_dates(text, ctx.order).into_iter().map(|t| (t, 1.0));
+    let months = find_months(text, ctx.order).into_iter().map(|t| (t, 0.7));
+    full.chain(months)
+        .map(|(t, fit)| {
             let value = AnswerValue::Date(DateValue { iso: t.iso.clone(), original: t.original.clone() });
-            Found::new(t.start, t.end, row, value, &t.original, 1.0)
+            Found::new(t.start, t.end, row, value, &t.original, fit)
         })
         .collect()
 }
