@@ -48,7 +48,7 @@ pub struct Quantity {
 /// A calendar date.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DateValue {
-    /// `YYYY-MM-DD`; `YYYY-MM` when the document gives a month and no day.
+    /// `YYYY-MM-DD`.
     pub iso: String,
     /// The date as written in the document.
     pub original: String,
