@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use docintel::AskOptions;
-use docintel::type_features;
+use docintel::{TYPE_FALLBACK, TypeModel, TypeVerdict, type_features};
 use linfa::prelude::*;
 use linfa_logistic::MultiLogisticRegression;
 use ndarray::{Array1, Array2};
@@ -52,35 +52,19 @@ fn fold_of(doc: &str) -> usize {
     sha2::Sha256::digest(doc.as_bytes())[0] as usize % FOLDS
 }
 
-struct Fitted {
-    classes: Vec<String>,
-    weights: BTreeMap<String, Vec<f64>>,
-    intercepts: Vec<f64>,
-}
+/// A fitted model: the question brick's own [`TypeModel`], so scoring and
+/// the override rule are the ones `docintel ask` runs.
+struct Fitted(TypeModel);
 
 impl Fitted {
-    fn predict(&self, sample: &Sample) -> (String, f64) {
-        let mut scores = self.intercepts.clone();
-        for f in type_features(&sample.question, &sample.rule) {
-            if let Some(w) = self.weights.get(&f) {
-                scores.iter_mut().zip(w).for_each(|(s, w)| *s += w);
-            }
-        }
-        let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let total: f64 = scores.iter().map(|s| (s - max).exp()).sum();
-        let best = scores.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
-        (self.classes[best].clone(), (scores[best] - max).exp() / total)
+    fn predict(&self, sample: &Sample) -> TypeVerdict {
+        self.0.predict(&sample.question, &sample.rule)
     }
 
-    /// The type used: where the rules fell back to `text`, the model's when
-    /// it differs with probability ≥ `tau` (as [`docintel::TypeModel::decide`]).
+    /// The type used at threshold `tau` ([`TypeModel::decide`]).
     fn decide(&self, sample: &Sample, tau: f64) -> String {
-        let (kind, p) = self.predict(sample);
-        if sample.rule == docintel::TYPE_FALLBACK && kind != sample.rule && p >= tau {
-            kind
-        } else {
-            sample.rule.clone()
-        }
+        let model = TypeModel { threshold: tau, ..self.0.clone() };
+        model.decide(&sample.question, &sample.rule).map_or_else(|| sample.rule.clone(), |v| v.answer_type)
     }
 }
 
@@ -115,11 +99,13 @@ fn fit(samples: &[&Sample], alpha: f64) -> anyhow::Result<Fitted> {
         .enumerate()
         .map(|(i, f)| (f.clone(), (0..order.len()).map(|k| params[[i, k]]).collect()))
         .collect();
-    Ok(Fitted {
+    Ok(Fitted(TypeModel {
         classes: order.iter().map(|&c| classes[c].clone()).collect(),
         weights,
         intercepts: model.intercept().to_vec(),
-    })
+        threshold: 1.0,
+        provenance: serde_json::Value::Null,
+    }))
 }
 
 fn accuracy<'a>(samples: impl Iterator<Item = (&'a Sample, String)>) -> (usize, usize) {
@@ -194,7 +180,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut best: Option<(usize, f64, f64)> = None;
     let rules_right = tuning.iter().filter(|s| s.rule == s.gold).count();
     for alpha in ALPHAS {
-        let mut held: Vec<(&Sample, (String, f64))> = Vec::new();
+        let mut held: Vec<(&Sample, TypeVerdict)> = Vec::new();
         for fold in 0..FOLDS {
             let train: Vec<&Sample> = tuning.iter().copied().filter(|s| s.fold != fold).collect();
             let model = fit(&train, alpha)?;
@@ -203,10 +189,9 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         for tau in THRESHOLDS {
             let right = held
                 .iter()
-                .filter(|(s, (kind, p))| {
-                    let got =
-                        if s.rule == docintel::TYPE_FALLBACK && *kind != s.rule && *p >= tau { kind } else { &s.rule };
-                    *got == s.gold
+                .filter(|(s, v)| {
+                    let overrides = s.rule == TYPE_FALLBACK && v.answer_type != s.rule && v.probability >= tau;
+                    *if overrides { &v.answer_type } else { &s.rule } == s.gold
                 })
                 .count();
             eprintln!("  alpha {alpha:>5}: threshold {tau:.2}: {right} of {} held out typed right", held.len());
@@ -247,12 +232,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             "tuning_questions": tuning.len(),
             "held_out_typed_right": held_right,
             "rules_alone_typed_right": rules_right,
-            "features": model.weights.len(),
+            "features": model.0.weights.len(),
         },
-        "classes": model.classes,
-        "intercepts": model.intercepts.iter().map(|v| (v * 1e4).round() / 1e4).collect::<Vec<_>>(),
+        "classes": model.0.classes,
+        "intercepts": model.0.intercepts.iter().map(|v| (v * 1e4).round() / 1e4).collect::<Vec<_>>(),
         "threshold": tau,
-        "weights": model.weights.iter().map(|(f, w)| (f.clone(), w.iter().map(|v| (v * 1e4).round() / 1e4).collect::<Vec<_>>())).collect::<BTreeMap<_, _>>(),
+        "weights": model.0.weights.iter().map(|(f, w)| (f.clone(), w.iter().map(|v| (v * 1e4).round() / 1e4).collect::<Vec<_>>())).collect::<BTreeMap<_, _>>(),
     });
     std::fs::write(&out, serde_json::to_string_pretty(&file)? + "\n")
         .with_context(|| format!("cannot write {}", out.display()))?;

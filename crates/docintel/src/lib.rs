@@ -48,7 +48,7 @@ pub use docintel_parse::{
 pub use docintel_question::type_model::FALLBACK as TYPE_FALLBACK;
 pub use docintel_question::{
     DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
-    TypeModel, type_features,
+    TypeModel, TypeVerdict, type_features,
 };
 pub use docintel_retrieve::{CorpusFile, KeywordRetriever, KeywordRouter, LlmRouter, RetrieveConfig, RoutingConfig};
 
