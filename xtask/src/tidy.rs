@@ -15,10 +15,17 @@ const BRICKS: &[&str] = &[
     "docintel-llm",
 ];
 
+/// The pdf-extract fork (`vendor/pdf-extract`): used by docintel-parse only,
+/// and depends on no docintel crate.
+const PDF_EXTRACT_FORK: &str = "docintel-pdf-extract";
+
 /// Workspace crates that `from` may depend on (any dependency kind).
 fn allowed(from: &str, to: &str) -> bool {
+    if to == PDF_EXTRACT_FORK {
+        return from == "docintel-parse";
+    }
     match from {
-        "docintel-schema" => false,
+        "docintel-schema" | PDF_EXTRACT_FORK => false,
         brick if BRICKS.contains(&brick) => to == "docintel-schema",
         "docintel" => to == "docintel-schema" || BRICKS.contains(&to),
         "docintel-cli" => to == "docintel" || to == "docintel-schema",
@@ -117,9 +124,14 @@ mod tests {
             ("docintel-generate", "docintel"),
             ("docintel-schema", "docintel-llm"),
             ("docintel-cli", "docintel-parse"),
+            ("docintel-retrieve", "docintel-pdf-extract"),
+            ("docintel", "docintel-pdf-extract"),
+            ("xtask", "docintel-pdf-extract"),
+            ("docintel-pdf-extract", "docintel-schema"),
         ]);
-        assert_eq!(edge_violations(&bad).len(), 4);
+        assert_eq!(edge_violations(&bad).len(), 8);
         let good = edges(&[
+            ("docintel-parse", "docintel-pdf-extract"),
             ("docintel-retrieve", "docintel-schema"),
             ("docintel", "docintel-parse"),
             ("docintel-cli", "docintel"),
@@ -134,5 +146,6 @@ mod tests {
         let found = workspace_edges(&project_root()).unwrap();
         assert!(found.contains(&("docintel-parse".to_owned(), "docintel-schema".to_owned())));
         assert!(found.contains(&("docintel".to_owned(), "docintel-generate".to_owned())));
+        assert!(found.contains(&("docintel-parse".to_owned(), "docintel-pdf-extract".to_owned())));
     }
 }
