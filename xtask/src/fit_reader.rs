@@ -143,11 +143,11 @@ fn fitting_rows(p: &PartRows) -> Vec<&Row> {
 static UNANSWERABLE_SHARE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(10);
 
 /// Folds for choosing the penalty: documents hashed into four groups.
-const FOLDS: usize = 4;
+pub(crate) const FOLDS: usize = 4;
 /// The penalties tried.
 const ALPHAS: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
 
-fn fold_of(doc: &str) -> usize {
+pub(crate) fn fold_of(doc: &str) -> usize {
     let digest = sha2::Sha256::digest(doc.as_bytes());
     digest[0] as usize % FOLDS
 }

@@ -21,6 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::eval_dev::Split;
 use anyhow::{Context, bail};
 use docintel::AskOptions;
 use docintel::{TYPE_FALLBACK, TypeModel, TypeVerdict, type_features};
@@ -28,9 +29,8 @@ use linfa::prelude::*;
 use linfa_logistic::MultiLogisticRegression;
 use ndarray::{Array1, Array2};
 use serde_json::json;
-use sha2::Digest;
-
-use crate::eval_dev::Split;
+// The reader's document folds: a document is in the same fold for both fits.
+use crate::fit_reader::{FOLDS, fold_of};
 
 /// One typed question.
 struct Sample {
@@ -44,13 +44,8 @@ struct Sample {
     fold: usize,
 }
 
-const FOLDS: usize = 4;
 const ALPHAS: [f64; 4] = [0.01, 0.1, 1.0, 10.0];
 const THRESHOLDS: [f64; 9] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9];
-
-fn fold_of(doc: &str) -> usize {
-    sha2::Sha256::digest(doc.as_bytes())[0] as usize % FOLDS
-}
 
 /// A fitted model: the question brick's own [`TypeModel`], so scoring and
 /// the override rule are the ones `docintel ask` runs.

@@ -47,9 +47,10 @@ pub fn quote_holds_value(value: &AnswerValue, quote: &str) -> bool {
             // in its quote but is no date).
             let orders = [DayMonthOrder::DayFirst, DayMonthOrder::MonthFirst];
             let is_iso = |t: &str| {
-                orders
-                    .into_iter()
-                    .any(|order| find_dates(t, order).iter().chain(&find_months(t, order)).any(|x| x.iso == d.iso))
+                orders.into_iter().any(|order| {
+                    let full = find_dates(t, order);
+                    full.iter().chain(&find_months(t, &full)).any(|x| x.iso == d.iso)
+                })
             };
             is_iso(quote)
                 || (text::squash(quote).contains(&text::squash(&d.original))

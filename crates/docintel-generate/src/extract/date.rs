@@ -262,9 +262,9 @@ pub fn find_dates(line: &str, order: DayMonthOrder) -> Vec<DateToken> {
 /// Every month written with its year and no day ("since August 2019",
 /// "June 2012 – Present"), left to right, as `YYYY-MM` (ISO 8601's month
 /// precision: no day is made up). A month that is part of a full date of
-/// [`find_dates`] is not one; nor is the English verb "may".
-pub fn find_months(line: &str, order: DayMonthOrder) -> Vec<DateToken> {
-    let full = find_dates(line, order);
+/// [`find_dates`] (`full`, the line's full dates the caller already found)
+/// is not one; nor is the English verb "may".
+pub fn find_months(line: &str, full: &[DateToken]) -> Vec<DateToken> {
     let mut out = Vec::new();
     for c in MONTH_YEAR.captures_iter(line) {
         let whole = c.get(0).expect("match");
@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn a_month_with_its_year_is_a_month_precision_date() {
         let months = |line: &str| -> Vec<String> {
-            find_months(line, DayMonthOrder::DayFirst).into_iter().map(|t| t.iso).collect()
+            find_months(line, &find_dates(line, DayMonthOrder::DayFirst)).into_iter().map(|t| t.iso).collect()
         };
         assert_eq!(months("has served as our Chief People Officer since August 2019."), ["2019-08"]);
         assert_eq!(months("LionLike MindState, Pomona, CA June 2012 – Present"), ["2012-06"]);

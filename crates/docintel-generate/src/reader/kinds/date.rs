@@ -103,9 +103,11 @@ impl DateIntent {
 /// Full dates (fit 1), then months written with their year and no day
 /// (`YYYY-MM`, fit 0.7: a date question may want the day).
 pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
-    let full = find_dates(text, ctx.order).into_iter().map(|t| (t, 1.0));
-    let months = find_months(text, ctx.order).into_iter().map(|t| (t, 0.7));
-    full.chain(months)
+    let full = find_dates(text, ctx.order);
+    let months = find_months(text, &full);
+    full.into_iter()
+        .map(|t| (t, 1.0))
+        .chain(months.into_iter().map(|t| (t, 0.7)))
         .map(|(t, fit)| {
             let value = AnswerValue::Date(DateValue { iso: t.iso.clone(), original: t.original.clone() });
             Found::new(t.start, t.end, row, value, &t.original, fit)
