@@ -276,6 +276,21 @@ pub fn is_leading_label(line: &str, start: usize, end: usize) -> bool {
     opens && spaced && !line[start..end].contains(['%', '$', '€', '£'])
 }
 
+impl NumberToken {
+    /// Whether this number opens `line` as its clause or item number
+    /// ([`is_leading_label`]). A whole number with a time unit written in
+    /// lower case is a quantity wherever it stands: "48 heures après
+    /// constat" or "30 days from receipt" opening a table cell or a wrapped
+    /// line, while a clause title is capitalised ("2 Day Care Treatment")
+    /// or numbered with a decimal ("3.1 Hospital means").
+    pub fn opens_as_label(&self, line: &str) -> bool {
+        let quantity = self.integer
+            && self.time_unit.is_some()
+            && self.unit_text.as_deref().is_some_and(|u| u.starts_with(char::is_lowercase));
+        !quantity && is_leading_label(line, self.start, self.end)
+    }
+}
+
 /// Every number of a line, left to right.
 pub fn find_numbers(line: &str) -> Vec<NumberToken> {
     let mut out: Vec<NumberToken> = Vec::new();
@@ -438,5 +453,17 @@ mod tests {
         let value = "5% on the base premium";
         let t = &find_numbers(value)[0];
         assert!(!is_leading_label(value, t.start, t.end));
+        // A quantity opening a cell or a wrapped line is no clause number;
+        // a capitalised clause title after a whole number still is.
+        for (line, label) in [
+            ("48 heures après constat", false),
+            ("30 days from the date of receipt", false),
+            ("3.1 Hospital means any institution", true),
+            ("2 Day Care Treatment means", true),
+            ("12. Termination", true),
+        ] {
+            let t = &find_numbers(line)[0];
+            assert_eq!(t.opens_as_label(line), label, "{line}");
+        }
     }
 }

@@ -305,7 +305,7 @@ fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberT
     crate::extract::number::find_numbers(text)
         .into_iter()
         .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
-        .filter(|t| !crate::extract::number::is_leading_label(text, t.start, t.end))
+        .filter(|t| !t.opens_as_label(text))
         .collect()
 }
 
