@@ -42,7 +42,7 @@ pub struct NumberToken {
 }
 
 static DIGITS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\(?-?(?:[0-9]{1,3}(?:[,.'\u{00A0}][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)\)?")
+    Regex::new(r"\(?-?(?:[0-9]{1,3}(?:[,.'\u{00A0}][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:\.[0-9]+)?[eE][-+−]?[0-9]{1,3}\b|[0-9]+(?:[.,][0-9]+)?)\)?")
         .expect("digits regex")
 });
 
@@ -179,6 +179,19 @@ fn word_at(text: &str, at: usize) -> Option<(&str, usize)> {
 fn tail(line: &str, token: &mut NumberToken) {
     let rest = &line[token.end..];
     if let Some(m) = PERCENT.find(rest) {
+        // "99.995%": a share, so the point is a decimal point, not a
+        // thousands group (which would make it 99,995 percent); a comma
+        // stays a group ("1,250%").
+        let raw = &line[token.start..token.end];
+        if token.value.abs() > 100.0
+            && raw.matches('.').count() == 1
+            && !raw.contains(',')
+            && let Ok(decimal) = raw.trim_start_matches(['(', '-']).trim_end_matches(')').parse::<f64>()
+            && decimal.abs() <= 100.0
+        {
+            token.value = decimal.copysign(token.value);
+            token.integer = false;
+        }
         token.percent = true;
         token.unit_text = Some("%".to_owned());
         token.end += m.end();
@@ -246,8 +259,14 @@ fn spelled(line: &str) -> Vec<(f64, usize, usize)> {
             continue;
         }
         if let Some((_, one)) = ONES.iter().find(|(w, _)| *w == word) {
-            // "one" and "un(e)" are too often articles or pronouns.
-            if !matches!(word, "one" | "un" | "une") {
+            // "one" and "un(e)" are too often articles or pronouns, unless a
+            // time unit follows ("one year", "un mois").
+            let unit_next = || {
+                let gap = lower[end..].len() - lower[end..].trim_start().len();
+                (1..=2).contains(&gap)
+                    && word_at(&lower, end + gap).is_some_and(|(w, _)| TIME_UNITS.iter().any(|(form, _)| *form == w))
+            };
+            if !matches!(word, "one" | "un" | "une") || unit_next() {
                 out.push((f64::from(*one), at, end));
             }
         }
@@ -289,6 +308,14 @@ impl NumberToken {
             && self.unit_text.as_deref().is_some_and(|u| u.starts_with(char::is_lowercase));
         !quantity && is_leading_label(line, self.start, self.end)
     }
+}
+
+/// A number in scientific notation (`1e-4`, `2.5E+3`, `1e−5` with a
+/// typographic minus), as papers print learning rates and small constants.
+fn parse_scientific(raw: &str) -> Option<f64> {
+    let (mantissa, exponent) = raw.split_once(['e', 'E'])?;
+    let exponent: i32 = exponent.replace('−', "-").trim_start_matches('+').parse().ok()?;
+    Some(mantissa.parse::<f64>().ok()? * 10f64.powi(exponent))
 }
 
 /// Every number of a line, left to right.
@@ -349,7 +376,7 @@ pub fn find_numbers(line: &str) -> Vec<NumberToken> {
         let inner = raw.trim_start_matches('(').trim_end_matches(')');
         let negative_sign = inner.starts_with('-');
         let digits = inner.trim_start_matches('-');
-        let Some(mut value) = parse_number(digits) else { continue };
+        let Some(mut value) = parse_scientific(digits).or_else(|| parse_number(digits)) else { continue };
         if parenthesised || negative_sign {
             value = -value;
         }
@@ -453,6 +480,15 @@ mod tests {
         let value = "5% on the base premium";
         let t = &find_numbers(value)[0];
         assert!(!is_leading_label(value, t.start, t.end));
+        let t = &find_numbers("the learning rate as 1e-4.")[0];
+        assert!((t.value - 1e-4).abs() < 1e-12, "{t:?}");
+        assert_eq!(find_numbers("rounds of 2.5E+3 steps")[0].value, 2500.0);
+        let t = &find_numbers("designed availability of 99.995%")[0];
+        assert!(t.percent && (t.value - 99.995).abs() < 1e-9, "{t:?}");
+        assert_eq!(find_numbers("a growth of 1,250%")[0].value, 1250.0);
+        let t = &find_numbers("at least one year prior to expiry")[0];
+        assert_eq!((t.value, t.time_unit), (1.0, Some("year")));
+        assert!(find_numbers("one of the parties").is_empty());
         // A quantity opening a cell or a wrapped line is no clause number;
         // a capitalised clause title after a whole number still is.
         for (line, label) in [
