@@ -194,6 +194,9 @@ impl ClassifyRules {
         {
             return AnswerShape::Listing;
         }
+        if !matches!(answer_type, "amount" | "date") && asks_plural(core) {
+            return AnswerShape::Listing;
+        }
         AnswerShape::Single
     }
 
@@ -231,6 +234,69 @@ pub(crate) struct AskedPhrase {
     /// The question asks "who" / "whom" (a person, unless the phrase names
     /// an organisation: "who is the insurer").
     pub(crate) who: bool,
+}
+
+/// Whether a question word determines a plural noun: "Which reportable
+/// segments does Nike use?", "On page 17, which e-mail addresses are
+/// given?", "What fees apply?", "Which five vendors...", "Quels modes de
+/// règlement...". Each asks for every such thing, a list.
+///
+/// English marks the plural on the noun only, and a verb in -s looks the
+/// same ("what discount APPLIES", "what HAPPENS when"), so a word in -s
+/// counts as a plural noun when it follows the question word and a verb or
+/// a noun follows it ("which plans OFFER", "what items DOES"), or when it
+/// closes a longer noun group before an auxiliary ("which reportable
+/// segments DOES"). Words whose final s is no plural mark (address,
+/// status, basis) are singular.
+fn asks_plural(text: &str) -> bool {
+    let tokens = tokenize(text);
+    let words: Vec<String> = tokens.iter().map(|t| strip_clitic(&t.lower()).to_owned()).collect();
+    let Some(at) = words.iter().position(|w| matches!(w.as_str(), "which" | "what" | "quels" | "quelles" | "cuáles"))
+    else {
+        return false;
+    };
+    let Some(next) = words.get(at + 1) else { return false };
+    if LEAD.contains(&next.as_str()) {
+        return false;
+    }
+    if matches!(words[at].as_str(), "quels" | "quelles" | "cuáles") {
+        // Plural by their own form.
+        return true;
+    }
+    // "Which five vendors": a number of them.
+    const NUMBERS: &[&str] = &["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    if NUMBERS.contains(&next.as_str()) {
+        return true;
+    }
+    const AUXILIARIES: &[&str] = &[
+        "do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "should", "must",
+        "will", "would", "may",
+    ];
+    const NOT_AFTER_A_NOUN: &[&str] = &[
+        "the", "a", "an", "this", "that", "these", "those", "to", "of", "in", "on", "at", "for", "from", "with", "by",
+        "when", "if", "whether", "and", "or", "up", "out",
+    ];
+    let plural = |w: &str| {
+        w.chars().count() > 3
+            && w.ends_with('s')
+            && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
+            && w.chars().all(char::is_alphabetic)
+    };
+    for (offset, word) in words.iter().enumerate().skip(at + 1).take(4) {
+        if !word.chars().all(|c| c.is_alphabetic() || c == '-') || LEAD.contains(&word.as_str()) {
+            return false;
+        }
+        if !plural(word) {
+            continue;
+        }
+        let Some(after) = words.get(offset + 1) else { return false };
+        return if offset == at + 1 {
+            after.chars().all(char::is_alphabetic) && !NOT_AFTER_A_NOUN.contains(&after.as_str())
+        } else {
+            AUXILIARIES.contains(&after.as_str())
+        };
+    }
+    false
 }
 
 /// Head nouns that only say "the value of" what precedes them ("phone
@@ -636,6 +702,17 @@ mod tests {
         check("What is the total of all the invoices?", (Single, "amount"));
         check("What were Corning's net sales in 2020?", (Single, "amount"));
         check("Quelles sont les exclusions ?", (Listing, "text"));
+        // A question word before a plural noun asks for all of them.
+        check("Which reportable segments does the company use?", (Listing, "text"));
+        check("On page 17, which e-mail addresses are given for the claims desk?", (Listing, "email"));
+        check("Which five vendors supplied most of the merchandise?", (Listing, "organisation"));
+        check("Quels modes de règlement sont acceptés ?", (Listing, "text"));
+        check("Which firm audits the company?", (Single, "organisation"));
+        check("What is the consultant's address for notices?", (Single, "address"));
+        check("What kinds of charts can be created?", (Single, "text"));
+        check("If the insured opts for co-payment, what discount applies?", (Single, "text"));
+        check("What happens when the policy lapses?", (Single, "text"));
+        check("Which benefits apply?", (Listing, "text"));
         check("¿Cuáles son las exclusiones?", (Listing, "text"));
     }
 

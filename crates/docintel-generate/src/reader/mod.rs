@@ -1077,7 +1077,10 @@ pub(crate) fn read(
             &reading.candidates[i].features.evidence(),
         )];
         reading.list = true;
-    } else if asked.shape == AnswerShape::Listing {
+    } else if asked.shape == AnswerShape::Listing && asked.kind != Kind::Text {
+        // A text question's list with no bulleted list to read is answered
+        // by its best line (an enumeration is printed in one sentence):
+        // text candidates picked one by one are line fragments, not items.
         let mut seen: Vec<&str> = Vec::new();
         let mut chosen: Vec<(usize, f64)> = Vec::new();
         for (i, c) in reading.candidates.iter().enumerate() {
