@@ -238,7 +238,7 @@ pub(crate) struct AskedPhrase {
 
 /// Whether a question word determines a plural noun: "Which reportable
 /// segments does Nike use?", "On page 17, which e-mail addresses are
-/// given?", "What fees apply?", "Which five vendors...", "Quels modes de
+/// given?", "Which benefits apply?", "Which five vendors...", "Quels modes de
 /// règlement...". Each asks for every such thing, a list.
 ///
 /// English marks the plural on the noun only, and a verb in -s looks the
