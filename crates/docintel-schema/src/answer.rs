@@ -118,16 +118,16 @@ impl std::fmt::Display for AnswerValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AnswerValue::Amount(a) => {
-                write!(f, "{}", a.value)?;
+                write!(f, "{}", Figure(a.value))?;
                 for part in [&a.unit, &a.currency].into_iter().flatten() {
                     write!(f, " {part}")?;
                 }
                 Ok(())
             }
             AnswerValue::Quantity(q) => match q.unit.as_deref() {
-                Some("%") => write!(f, "{}%", q.quantity),
-                Some(unit) => write!(f, "{} {unit}", q.quantity),
-                None => write!(f, "{}", q.quantity),
+                Some("%") => write!(f, "{}%", Figure(q.quantity)),
+                Some(unit) => write!(f, "{} {unit}", Figure(q.quantity)),
+                None => write!(f, "{}", Figure(q.quantity)),
             },
             AnswerValue::Date(d) => write!(f, "{} ({})", d.iso, d.original),
             AnswerValue::Boolean(b) => f.write_str(if *b { "yes" } else { "no" }),
@@ -139,6 +139,22 @@ impl std::fmt::Display for AnswerValue {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// A number as a person reads it: plain digits for everyday magnitudes, a
+/// power of ten past a quadrillion or under a millionth (`1.2e21` FLOPs,
+/// `1e-9`), where plain digits run to a line of zeros.
+struct Figure(f64);
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        if v != 0.0 && v.is_finite() && !(1e-6..1e15).contains(&v.abs()) {
+            write!(f, "{v:e}")
+        } else {
+            write!(f, "{v}")
         }
     }
 }
@@ -332,6 +348,17 @@ mod tests {
 
     fn span() -> Span {
         Span { line_start: 3, line_end: 4, page: 1, quote: "Total 4.11".into() }
+    }
+
+    #[test]
+    fn figures_read_as_a_person_writes_them() {
+        let q = |quantity: f64| AnswerValue::Quantity(Quantity { quantity, unit: None }).to_string();
+        assert_eq!(q(4.11), "4.11");
+        assert_eq!(q(76_700.0), "76700");
+        assert_eq!(q(1.2e21), "1.2e21");
+        assert_eq!(q(1e-9), "1e-9");
+        assert_eq!(q(0.0001), "0.0001");
+        assert_eq!(q(0.0), "0");
     }
 
     #[test]

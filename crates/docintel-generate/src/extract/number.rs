@@ -313,9 +313,10 @@ impl NumberToken {
 /// A number in scientific notation (`1e-4`, `2.5E+3`, `1e−5` with a
 /// typographic minus), as papers print learning rates and small constants.
 fn parse_scientific(raw: &str) -> Option<f64> {
-    let (mantissa, exponent) = raw.split_once(['e', 'E'])?;
-    let exponent: i32 = exponent.replace('−', "-").trim_start_matches('+').parse().ok()?;
-    Some(mantissa.parse::<f64>().ok()? * 10f64.powi(exponent))
+    if !raw.contains(['e', 'E']) {
+        return None;
+    }
+    raw.replace('−', "-").parse().ok()
 }
 
 /// Every number of a line, left to right.
@@ -368,7 +369,9 @@ pub fn find_numbers(line: &str) -> Vec<NumberToken> {
             && line[prev.end..start].trim().starts_with(['·', '×', '*'])
             && let Ok(power) = raw[2..].parse::<i32>()
         {
-            prev.value *= 10f64.powi(power);
+            // Parsed as one literal: multiplying by 10^n rounds (1.4 · 10^20
+            // became 139999999999999980000).
+            prev.value = format!("{}e{power}", prev.value).parse().unwrap_or(prev.value * 10f64.powi(power));
             prev.end = end;
             prev.integer = prev.value.fract() == 0.0;
             continue;
