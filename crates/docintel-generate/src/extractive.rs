@@ -1087,6 +1087,23 @@ mod tests {
     }
 
     #[test]
+    fn a_persons_email_address_holds_their_name() {
+        // An author block: names, then the addresses, the asked one last.
+        let mut q = question("What is Felix Leeb's e-mail address?", "email", &["e-mail", "address", "felix", "leeb"]);
+        q.generation.constraints = vec!["Felix Leeb".to_owned()];
+        let rows = &[
+            ("Zhijing Jin, Felix Leeb, Yuen Chen", 1),
+            ("jinzhi@ethz.ch", 1),
+            ("chenyuen0103@berkeley.edu", 1),
+            ("fleeb@tue.mpg.de", 1),
+        ];
+        check(rows, &q, Some("fleeb@tue.mpg.de"));
+        // Where no address carries a holder's name, nothing is ruled out.
+        let rows = &[("Felix Leeb, Zhijing Jin", 1), ("Contact: info@example.org", 1)];
+        check(rows, &q, Some("info@example.org"));
+    }
+
+    #[test]
     fn taxed_beats_untaxed_for_a_total() {
         let document = free_fiber();
         // The whole table shown: the TTC cell of the total row.

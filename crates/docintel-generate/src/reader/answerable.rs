@@ -41,6 +41,19 @@ pub(crate) struct Constraint {
     pub(crate) local: bool,
 }
 
+/// Whether a constraint is written as a person's name: two or three
+/// capitalised words of letters ("Liangming Pan", "Felix Leeb", "Eric D.
+/// Sprunk"), an initial among them, no word in capitals only.
+pub(crate) fn is_person_name(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let word = |w: &&str| {
+        let mut chars = w.trim_end_matches('.').chars();
+        chars.next().is_some_and(char::is_uppercase) && chars.all(char::is_lowercase)
+    };
+    let full = words.iter().filter(|w| w.trim_end_matches('.').chars().count() > 1).count();
+    (2..=3).contains(&words.len()) && words.iter().all(word) && full >= 2
+}
+
 /// The constraints of a question, checked against the whole document.
 pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &DocStats) -> Vec<Constraint> {
     let title: String = document.lines.iter().take(TITLE_LINES).map(|l| folded(&l.text)).collect::<Vec<_>>().join(" ");
@@ -156,4 +169,19 @@ fn plural_match(evidence: &str, folded: &str) -> bool {
             || w.norm.strip_suffix('s').is_some_and(|s| s == folded)
             || folded.strip_suffix('s').is_some_and(|s| s == w.norm)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_person_name;
+
+    #[test]
+    fn person_names_are_told_from_other_constraints() {
+        for name in ["Liangming Pan", "Felix Leeb", "Eric D. Sprunk"] {
+            assert!(is_person_name(name), "{name}");
+        }
+        for other in ["Plan A", "NIKE", "QualityHosting AG", "Table 2", "Medical Emergency Reunion Benefit", "2019"] {
+            assert!(!is_person_name(other), "{other}");
+        }
+    }
 }

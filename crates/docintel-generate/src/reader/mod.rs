@@ -1009,6 +1009,26 @@ pub(crate) fn read(
         reading.passages_read = rank + 1;
         all.extend(reader.candidates(rank, passage));
     }
+    // A person's e-mail address: where the document's addresses carry
+    // their holders' names (one of them holds a word of the asked name),
+    // an address that holds none is someone else's, however close to the
+    // name it is printed (an author block, a signature list).
+    if asked.kind == Kind::Email {
+        let address = |c: &Candidate| folded(&c.text).replace(' ', "");
+        for constraint in asked.constraints.iter().filter(|c| answerable::is_person_name(&c.text)) {
+            let holds = |c: &Candidate| {
+                let address = address(c);
+                constraint.folded.split_whitespace().any(|w| w.chars().count() >= 3 && address.contains(w))
+            };
+            if all.iter().any(|c| c.kind == Kind::Email && holds(c)) {
+                for c in all.iter_mut().filter(|c| c.kind == Kind::Email && !holds(c)) {
+                    if !c.missing.contains(&constraint.text) {
+                        c.missing.push(constraint.text.clone());
+                    }
+                }
+            }
+        }
+    }
     // Agreement between rows: the same value elsewhere.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for c in &all {
