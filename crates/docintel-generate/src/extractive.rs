@@ -1087,6 +1087,17 @@ mod tests {
     }
 
     #[test]
+    fn a_month_given_to_the_day_elsewhere_is_that_day() {
+        let q = question("What is the date of this agreement?", "date", &["date", "agreement"]);
+        let rows = &[
+            ("This Agreement is dated as of November 2018.", 1),
+            ("Signed by both parties", 1),
+            ("Date: November 20, 2018", 1),
+        ];
+        check(rows, &q, Some("2018-11-20 (November 20, 2018)"));
+    }
+
+    #[test]
     fn a_persons_email_address_holds_their_name() {
         // An author block: names, then the addresses, the asked one last.
         let mut q = question("What is Felix Leeb's e-mail address?", "email", &["e-mail", "address", "felix", "leeb"]);

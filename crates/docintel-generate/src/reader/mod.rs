@@ -1009,6 +1009,17 @@ pub(crate) fn read(
         reading.passages_read = rank + 1;
         all.extend(reader.candidates(rank, passage));
     }
+    // A month the passages also give to the day ("November 2018" and
+    // "11/20/18") is that day: the month alone is the less precise reading
+    // of the same date, not a rival answer.
+    let full_months: Vec<String> = all
+        .iter()
+        .filter_map(|c| match &c.value {
+            AnswerValue::Date(d) if d.iso.len() == 10 => Some(d.iso[..7].to_owned()),
+            _ => None,
+        })
+        .collect();
+    all.retain(|c| !matches!(&c.value, AnswerValue::Date(d) if d.iso.len() == 7 && full_months.contains(&d.iso)));
     // A person's e-mail address: where the document's addresses carry
     // their holders' names (one of them holds a word of the asked name),
     // an address that holds none is someone else's, however close to the
