@@ -1046,6 +1046,16 @@ impl KeywordRetriever {
         // Answer context: line, paragraph, page or section, as asked.
         let context = question.structural_hints.answer_context;
         let (mut passages, reserve) = expand_context(document, context, passages, rest, &mut notes);
+        // A page the question names is read whole, in the place of its best
+        // window: the user said where the answer is, and a table row the
+        // windows missed ("On page 34, what were King's MAUs") is on it.
+        if self.config.small_documents_whole {
+            let whole = read_named_pages_whole(document, &hinted, &mut passages);
+            if whole > 0 {
+                notes.push(format!("{whole} page(s) named in the question read whole"));
+                methods_used.push("named_page_whole".to_owned());
+            }
+        }
         // A document of a page or two (an invoice, a résumé) is short enough
         // to read whole: each page not already shown whole follows the
         // ranked passages, so a value whose label the question does not
@@ -1195,6 +1205,32 @@ fn opening_passage(document: &ParsedDocument, passages: &[Passage]) -> Option<Pa
     whole_page(document, page, passages)
 }
 
+/// Replaces the passages on each page of `pages` by the whole page, at the
+/// place of the first of them (with its score and anchor line); a named
+/// page no passage shows is left to the hinted-page rule. Returns how many
+/// pages were widened.
+fn read_named_pages_whole(document: &ParsedDocument, pages: &BTreeSet<u32>, passages: &mut Vec<Passage>) -> usize {
+    let mut widened = 0;
+    for &page in pages {
+        let (first, last) = page_bounds(document, page);
+        let Some(at) = passages.iter().position(|p| p.page == page) else { continue };
+        if first > last || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
+            continue;
+        }
+        let best = passages[at].clone();
+        let mut index = 0;
+        passages.retain(|p| {
+            let keep = p.page != page || index == at;
+            index += 1;
+            keep
+        });
+        let at = passages.iter().position(|p| p.page == page).unwrap_or(0);
+        passages[at] = Passage { line_start: first, line_end: last, ..best };
+        widened += 1;
+    }
+    widened
+}
+
 /// Page `page` whole as a passage, unless it has no text or a passage
 /// already shows it whole.
 fn whole_page(document: &ParsedDocument, page: u32, passages: &[Passage]) -> Option<Passage> {
@@ -1286,6 +1322,29 @@ pub(crate) mod tests {
             toc: vec![],
             diagnostics: vec![],
         }
+    }
+
+    #[test]
+    fn a_named_page_is_read_whole_in_the_place_of_its_windows() {
+        let document = document(&[&["a", "b", "c"], &["d", "e", "f", "g", "h"]]);
+        let window = |page: u32, start: u32, end: u32, score: f64| Passage {
+            line_start: start,
+            line_end: end,
+            page,
+            score,
+            anchor_line: start,
+            matched_keywords: Vec::new(),
+            pinned: false,
+        };
+        let mut passages = vec![window(2, 4, 4, 3.0), window(1, 1, 2, 2.0), window(2, 7, 8, 1.0)];
+        let widened = read_named_pages_whole(&document, &BTreeSet::from([2]), &mut passages);
+        assert_eq!(widened, 1);
+        let shown: Vec<(u32, u32, u32)> = passages.iter().map(|p| (p.page, p.line_start, p.line_end)).collect();
+        assert_eq!(shown, [(2, 4, 8), (1, 1, 2)]);
+        assert_eq!((passages[0].score, passages[0].anchor_line), (3.0, 4));
+        // A named page no window shows, or one already shown whole, is left.
+        assert_eq!(read_named_pages_whole(&document, &BTreeSet::from([1, 2]), &mut passages), 1);
+        assert_eq!(passages[1].line_end, 3);
     }
 
     pub(crate) fn question(keywords: &[&str], answer_type: &str, pages: &[u32]) -> ParsedQuestion {
