@@ -1087,6 +1087,18 @@ mod tests {
     }
 
     #[test]
+    fn a_person_named_by_surname_is_answered_in_full() {
+        let q = question("Who is the chief financial officer?", "person", &["chief", "financial", "officer"]);
+        let document = doc(&[
+            ("Executive officers: Andrew Campion, Heidi O'Neill, Monique Matheson", 1),
+            ("Mr. Campion, Chief Financial Officer, joined the company in 2007.", 1),
+        ]);
+        let generation = run(&q, &document, &page_passages(&document));
+        let got: Vec<String> = generation.answer.items.iter().map(|i| rendered(&i.value)).collect();
+        assert_eq!(got, ["Andrew Campion"], "{:?}", generation.answer.feedback.warnings);
+    }
+
+    #[test]
     fn a_month_given_to_the_day_elsewhere_is_that_day() {
         let q = question("What is the date of this agreement?", "date", &["date", "agreement"]);
         let rows = &[

@@ -243,6 +243,18 @@ pub(crate) struct Reading {
     pub(crate) absent: Vec<String>,
 }
 
+/// The words of a folded person name without honorifics or initials
+/// ("mr st john" → `["st", "john"]` is two words; "mark g parker" →
+/// `["mark", "parker"]`).
+fn person_words(key: &str) -> Vec<String> {
+    key.split_whitespace()
+        .filter(|w| {
+            !matches!(*w, "mr" | "mrs" | "ms" | "dr" | "sir" | "m" | "mme" | "herr" | "frau") && w.chars().count() > 1
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A value's identity: amounts and quantities by number, dates by day, text
 /// folded.
 pub(crate) fn value_key(value: &AnswerValue) -> String {
@@ -1040,6 +1052,22 @@ pub(crate) fn read(
             }
         }
     }
+    // A person named by surname ("Campion", "Mr. St. John") is the one the
+    // passages name in full with that surname: one value, not two rivals.
+    let full_names: Vec<(Vec<String>, String)> = all
+        .iter()
+        .filter(|c| c.kind == Kind::Person)
+        .map(|c| (person_words(&c.key), c.key.clone()))
+        .filter(|(words, _)| words.len() >= 2)
+        .collect();
+    for c in all.iter_mut().filter(|c| c.kind == Kind::Person) {
+        let words = person_words(&c.key);
+        if words.len() == 1
+            && let Some((_, full)) = full_names.iter().find(|(f, _)| f.last() == words.last())
+        {
+            c.key = full.clone();
+        }
+    }
     // Agreement between rows: the same value elsewhere.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for c in &all {
@@ -1135,6 +1163,18 @@ pub(crate) fn read(
         .position(|c| c.missing.is_empty() && !taken.contains(&c.key) && c.features.heading > 0.0)
         .filter(|_| !asked.heading_of.is_empty())
         .or_else(|| reading.candidates.iter().position(|c| c.missing.is_empty() && !taken.contains(&c.key)))
+        // The person in full, when the best reading named them by surname.
+        .map(|i| {
+            let best = &reading.candidates[i];
+            if best.kind != Kind::Person || person_words(&folded(&best.text)).len() > 1 {
+                return i;
+            }
+            reading
+                .candidates
+                .iter()
+                .position(|c| c.key == best.key && c.missing.is_empty() && person_words(&folded(&c.text)).len() > 1)
+                .unwrap_or(i)
+        })
     {
         let confidence = confidence_of(i, &reading.candidates);
         if confidence >= threshold {
