@@ -975,6 +975,60 @@ impl PassageReader<'_> {
     }
 }
 
+/// A month the passages also give to the day ("November 2018" and
+/// "11/20/18") is that day: the month alone is the less precise reading of
+/// the same date, not a rival answer.
+fn refine_months(all: &mut Vec<Candidate>) {
+    let full_months: Vec<String> = all
+        .iter()
+        .filter_map(|c| match &c.value {
+            AnswerValue::Date(d) if d.iso.len() == 10 => Some(d.iso[..7].to_owned()),
+            _ => None,
+        })
+        .collect();
+    all.retain(|c| !matches!(&c.value, AnswerValue::Date(d) if d.iso.len() == 7 && full_months.contains(&d.iso)));
+}
+
+/// A person's e-mail address: where the document's addresses carry their
+/// holders' names (one of them holds a word of the asked name), an address
+/// that holds none is someone else's, however close to the name it is
+/// printed (an author block, a signature list).
+fn rule_out_other_addresses(asked: &Asked, all: &mut [Candidate]) {
+    let address = |c: &Candidate| folded(&c.text).replace(' ', "");
+    for constraint in asked.constraints.iter().filter(|c| answerable::is_person_name(&c.text)) {
+        let holds = |c: &Candidate| {
+            let address = address(c);
+            constraint.folded.split_whitespace().any(|w| w.chars().count() >= 3 && address.contains(w))
+        };
+        if all.iter().any(|c| c.kind == Kind::Email && holds(c)) {
+            for c in all.iter_mut().filter(|c| c.kind == Kind::Email && !holds(c)) {
+                if !c.missing.contains(&constraint.text) {
+                    c.missing.push(constraint.text.clone());
+                }
+            }
+        }
+    }
+}
+
+/// A person named by surname ("Campion", "Mr. St. John") is the one the
+/// passages name in full with that surname: one value, not two rivals.
+fn join_surnames(all: &mut [Candidate]) {
+    let full_names: Vec<(Vec<String>, String)> = all
+        .iter()
+        .filter(|c| c.kind == Kind::Person)
+        .map(|c| (person_words(&c.key), c.key.clone()))
+        .filter(|(words, _)| words.len() >= 2)
+        .collect();
+    for c in all.iter_mut().filter(|c| c.kind == Kind::Person) {
+        let words = person_words(&c.key);
+        if words.len() == 1
+            && let Some((_, full)) = full_names.iter().find(|(f, _)| f.last() == words.last())
+        {
+            c.key = full.clone();
+        }
+    }
+}
+
 /// Whether two rows share a column: their boxes overlap horizontally (rows
 /// without a box are taken to).
 fn same_column(a: &Line, b: &Line) -> bool {
@@ -1021,53 +1075,11 @@ pub(crate) fn read(
         reading.passages_read = rank + 1;
         all.extend(reader.candidates(rank, passage));
     }
-    // A month the passages also give to the day ("November 2018" and
-    // "11/20/18") is that day: the month alone is the less precise reading
-    // of the same date, not a rival answer.
-    let full_months: Vec<String> = all
-        .iter()
-        .filter_map(|c| match &c.value {
-            AnswerValue::Date(d) if d.iso.len() == 10 => Some(d.iso[..7].to_owned()),
-            _ => None,
-        })
-        .collect();
-    all.retain(|c| !matches!(&c.value, AnswerValue::Date(d) if d.iso.len() == 7 && full_months.contains(&d.iso)));
-    // A person's e-mail address: where the document's addresses carry
-    // their holders' names (one of them holds a word of the asked name),
-    // an address that holds none is someone else's, however close to the
-    // name it is printed (an author block, a signature list).
+    refine_months(&mut all);
     if asked.kind == Kind::Email {
-        let address = |c: &Candidate| folded(&c.text).replace(' ', "");
-        for constraint in asked.constraints.iter().filter(|c| answerable::is_person_name(&c.text)) {
-            let holds = |c: &Candidate| {
-                let address = address(c);
-                constraint.folded.split_whitespace().any(|w| w.chars().count() >= 3 && address.contains(w))
-            };
-            if all.iter().any(|c| c.kind == Kind::Email && holds(c)) {
-                for c in all.iter_mut().filter(|c| c.kind == Kind::Email && !holds(c)) {
-                    if !c.missing.contains(&constraint.text) {
-                        c.missing.push(constraint.text.clone());
-                    }
-                }
-            }
-        }
+        rule_out_other_addresses(asked, &mut all);
     }
-    // A person named by surname ("Campion", "Mr. St. John") is the one the
-    // passages name in full with that surname: one value, not two rivals.
-    let full_names: Vec<(Vec<String>, String)> = all
-        .iter()
-        .filter(|c| c.kind == Kind::Person)
-        .map(|c| (person_words(&c.key), c.key.clone()))
-        .filter(|(words, _)| words.len() >= 2)
-        .collect();
-    for c in all.iter_mut().filter(|c| c.kind == Kind::Person) {
-        let words = person_words(&c.key);
-        if words.len() == 1
-            && let Some((_, full)) = full_names.iter().find(|(f, _)| f.last() == words.last())
-        {
-            c.key = full.clone();
-        }
-    }
+    join_surnames(&mut all);
     // Agreement between rows: the same value elsewhere.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for c in &all {
