@@ -511,8 +511,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         recorded: RefCell::new(0),
     };
     let parser = question_parser(&AskOptions::new(5)).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let retriever =
-        KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10, small_documents_whole: false });
+    let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10, read_pages_whole: false });
     // The reference: the same retrieval with the relevance floor off.
     let naive = retriever.clone().with_floor(0.0);
     let dispatch = Dispatch { model: &model, options, verbose };

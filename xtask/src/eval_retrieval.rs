@@ -198,7 +198,7 @@ fn nist(args: &Args) -> anyhow::Result<()> {
 /// The retriever measured: the standard one, or another page-evidence weight.
 fn retriever(args: &Args) -> KeywordRetriever {
     let retriever =
-        KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10, small_documents_whole: false });
+        KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10, read_pages_whole: false });
     match args.page_evidence {
         Some(weight) => retriever.with_page_evidence(weight),
         None => retriever,

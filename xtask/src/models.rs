@@ -181,7 +181,7 @@ fn eval(args: &[String]) -> anyhow::Result<()> {
         chunks.len() as f64 / index_s.max(1e-9)
     );
     let keyword =
-        KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10, small_documents_whole: false });
+        KeywordRetriever::new(RetrieveConfig { top_k: TOP_K, window: 2, reserve: 10, read_pages_whole: false });
     let parser = RuleParser::new();
     let hit = |passages: &[docintel::schema::Passage], gold: u32| passages.iter().take(TOP_K).any(|p| p.page == gold);
     let (mut kw_hits, mut emb_hits, mut hyb_hits) = (0usize, 0usize, 0usize);

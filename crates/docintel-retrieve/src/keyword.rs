@@ -30,11 +30,12 @@ pub struct RetrieveConfig {
     pub window: u32,
     /// Further ranked passages kept for a "next batch" request.
     pub reserve: usize,
-    /// Also read a document of one or two pages whole (each page not
-    /// already shown whole follows the ranked passages): an invoice's or a
-    /// résumé's value is read even when the question does not word its
-    /// label ("the candidate's name").
-    pub small_documents_whole: bool,
+    /// Also read whole pages: a page the question names, in the place of
+    /// its windows (a table row they missed is on it), and every page of a
+    /// document of one or two pages, after the ranked passages (an invoice's
+    /// or a résumé's value is read even when the question does not word its
+    /// label: "the candidate's name").
+    pub read_pages_whole: bool,
 }
 
 /// Why retrieval failed. Retrieval over a well-formed document does not fail;
@@ -1049,7 +1050,7 @@ impl KeywordRetriever {
         // A page the question names is read whole, in the place of its best
         // window: the user said where the answer is, and a table row the
         // windows missed ("On page 34, what were King's MAUs") is on it.
-        if self.config.small_documents_whole {
+        if self.config.read_pages_whole {
             let whole = read_named_pages_whole(document, &hinted, &mut passages);
             if whole > 0 {
                 notes.push(format!("{whole} page(s) named in the question read whole"));
@@ -1060,7 +1061,7 @@ impl KeywordRetriever {
         // to read whole: each page not already shown whole follows the
         // ranked passages, so a value whose label the question does not
         // word ("the candidate's name") is still read.
-        if self.config.small_documents_whole && n_pages as usize <= SMALL_DOCUMENT_PAGES && hinted.is_empty() {
+        if self.config.read_pages_whole && n_pages as usize <= SMALL_DOCUMENT_PAGES && hinted.is_empty() {
             let mut added = 0;
             for page in 1..=n_pages {
                 if let Some(whole) = whole_page(document, page, &passages) {
@@ -1212,20 +1213,15 @@ fn opening_passage(document: &ParsedDocument, passages: &[Passage]) -> Option<Pa
 fn read_named_pages_whole(document: &ParsedDocument, pages: &BTreeSet<u32>, passages: &mut Vec<Passage>) -> usize {
     let mut widened = 0;
     for &page in pages {
-        let (first, last) = page_bounds(document, page);
         let Some(at) = passages.iter().position(|p| p.page == page) else { continue };
-        if first > last || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
-            continue;
-        }
-        let best = passages[at].clone();
+        let Some(whole) = whole_page(document, page, passages) else { continue };
+        passages[at] = Passage { line_start: whole.line_start, line_end: whole.line_end, ..passages[at].clone() };
         let mut index = 0;
         passages.retain(|p| {
             let keep = p.page != page || index == at;
             index += 1;
             keep
         });
-        let at = passages.iter().position(|p| p.page == page).unwrap_or(0);
-        passages[at] = Passage { line_start: first, line_end: last, ..best };
         widened += 1;
     }
     widened
@@ -1356,8 +1352,7 @@ pub(crate) mod tests {
     }
 
     fn check(doc: &ParsedDocument, q: &ParsedQuestion, top_k: usize) -> Retrieval {
-        let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k, window: 1, reserve: 5, small_documents_whole: false });
+        let retriever = KeywordRetriever::new(RetrieveConfig { top_k, window: 1, reserve: 5, read_pages_whole: false });
         let retrieval = retriever.retrieve(q, doc, &mut NullSink).unwrap();
         for p in &retrieval.passages {
             assert!(p.line_start <= p.anchor_line && p.anchor_line <= p.line_end);
@@ -1477,7 +1472,7 @@ pub(crate) mod tests {
         }
         doc.lines[4].bbox = BBox { x0: 72.0, y0: 600.0, x1: 300.0, y1: 610.0 };
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, read_pages_whole: false });
         // A text question: no reaching down for an amount, the row alone.
         let r = retriever.retrieve(&question(&["total"], "text", &[]), &doc, &mut NullSink).unwrap();
         let p = &r.passages[0];
@@ -1541,7 +1536,7 @@ pub(crate) mod tests {
             let mut q = question(&["account", "access", "control", "sharing"], "text", &[]);
             anchor(&mut q, id);
             let retriever =
-                KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, small_documents_whole: false });
+                KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, read_pages_whole: false });
             let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
             assert_eq!(r.passages[0].anchor_line, 2, "{id}: {r:?}");
             assert!(r.passages[0].pinned);
@@ -1562,7 +1557,7 @@ pub(crate) mod tests {
         let mut q = question(&["accounts", "organization"], "text", &[]);
         anchor(&mut q, "AC-2");
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, read_pages_whole: false });
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<u32> = r.passages.iter().filter(|p| p.pinned).map(|p| p.anchor_line).collect();
         assert_eq!(pinned, vec![12, 2], "{r:?}");
@@ -1604,7 +1599,7 @@ pub(crate) mod tests {
         anchor(&mut q, "SP 800-53");
         anchor(&mut q, "AC-2");
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, read_pages_whole: false });
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         let pinned: Vec<(u32, u32)> = r.passages.iter().filter(|p| p.pinned).map(|p| (p.page, p.anchor_line)).collect();
         assert_eq!(pinned, vec![(7, 78)], "only AC-2 pins: {r:?}");
@@ -1630,7 +1625,7 @@ pub(crate) mod tests {
         let mut q = question(&["plan", "refund"], "text", &[]);
         q.keywords[0].weight = 20.0;
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 0, reserve: 5, read_pages_whole: false });
         let mut events = Vec::new();
         let r = retriever.retrieve(&q, &doc, &mut events).unwrap();
         assert!(r.passages.iter().any(|p| p.page == 2), "{r:?}");
@@ -1667,8 +1662,7 @@ pub(crate) mod tests {
         let rank_of = |r: &Retrieval, page: u32| {
             r.passages.iter().position(|p| p.page == page && p.matched_keywords == ["capital expenditures"])
         };
-        let base =
-            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, small_documents_whole: false });
+        let base = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, read_pages_whole: false });
         let r = base.clone().with_page_evidence(1.0).retrieve(&q, &doc, &mut NullSink).unwrap();
         assert!(rank_of(&r, 2).is_some() && rank_of(&r, 2) < rank_of(&r, 1), "{r:?}");
         // Lines scored alone: a tie, broken in document order.
@@ -1681,7 +1675,7 @@ pub(crate) mod tests {
         let doc = document(&[&["Leo Leopard", "University of La Verne", "GPA: 3.5"]]);
         let q = question(&["candidate", "name"], "person", &[]);
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 5, small_documents_whole: true });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 5, read_pages_whole: true });
         let r = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         assert_eq!(r.passages.len(), 1, "{r:?}");
         assert_eq!((r.passages[0].line_start, r.passages[0].line_end), (1, 3));
@@ -1757,9 +1751,8 @@ pub(crate) mod tests {
         assert!(r.notes.iter().any(|n| n.contains("relevance floor")), "{:?}", r.notes);
         assert_eq!(r.reserve.len(), 1, "the cut passage waits in the reserve");
         // Floor off: padded back to both.
-        let off =
-            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 1, reserve: 5, small_documents_whole: false })
-                .with_floor(0.0);
+        let off = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 1, reserve: 5, read_pages_whole: false })
+            .with_floor(0.0);
         assert_eq!(off.retrieve(&q, &doc, &mut NullSink).unwrap().passages.len(), 2);
     }
 
@@ -1792,7 +1785,7 @@ pub(crate) mod tests {
         assert_eq!(r.passages[0].page, 1, "the top match stays first");
         let mut events = Vec::new();
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 2, window: 0, reserve: 5, read_pages_whole: false });
         retriever.retrieve(&q, &doc, &mut events).unwrap();
         let pass: Vec<&TraceEvent> = events.iter().filter(|e| e.step == "coverage_pass").collect();
         assert_eq!(pass.len(), 1, "once, never a loop");
@@ -1852,7 +1845,7 @@ pub(crate) mod tests {
             }
         }
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 0, reserve: 5, read_pages_whole: false });
         let r = retriever
             .retrieve_with_router(&FirstRouter, &question(&["limit"], "text", &[]), &doc, &mut NullSink)
             .unwrap();

@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use docintel_retrieve::{KeywordRetriever, RetrieveConfig, RoutingConfig};
-//! let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10, small_documents_whole: false })
+//! let retriever = KeywordRetriever::new(RetrieveConfig { top_k: 5, window: 2, reserve: 10, read_pages_whole: false })
 //!     .with_routing(RoutingConfig { small_section_pages: 3, ..RoutingConfig::STANDARD });
 //! assert_eq!(retriever.config().top_k, 5);
 //! assert_eq!(retriever.routing().small_section_pages, 3);

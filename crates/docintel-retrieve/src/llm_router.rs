@@ -361,7 +361,7 @@ mod tests {
             LlmRouter::new(&replay, "fake-model", RoutingConfig { small_section_pages: 0, ..RoutingConfig::STANDARD });
         let doc = toc_document();
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 3, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 3, read_pages_whole: false });
         let q = question(&["trained", "staff"], "text", &[]);
         let mut events: Vec<TraceEvent> = Vec::new();
         let retrieval = retriever.retrieve_with_router(&r, &q, &doc, &mut events).unwrap();

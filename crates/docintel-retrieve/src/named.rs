@@ -204,7 +204,7 @@ mod tests {
     fn a_named_section_goes_first_and_fails_without_it() {
         let doc = filing();
         let retriever =
-            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 5, small_documents_whole: false });
+            KeywordRetriever::new(RetrieveConfig { top_k: 3, window: 1, reserve: 5, read_pages_whole: false });
         let mut q = question(&["total", "assets"], "amount", &[]);
         let without = retriever.retrieve(&q, &doc, &mut NullSink).unwrap();
         assert_eq!(without.passages[0].page, 7, "the notes page has the words: {without:?}");

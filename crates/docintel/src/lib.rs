@@ -704,7 +704,7 @@ fn answer_parsed_after(
         top_k: options.top_k,
         window: options.window,
         reserve: options.top_k * 2,
-        small_documents_whole: true,
+        read_pages_whole: true,
     });
     implementations.insert("retrieve".to_owned(), retriever.name());
     let mut router_usage = Usage::default();
