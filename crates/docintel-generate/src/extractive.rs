@@ -67,10 +67,12 @@ impl ExtractiveGenerator {
         let mut out = Vec::new();
         // As generation reads them: a later part answers another value.
         let mut taken: Vec<String> = Vec::new();
+        let mut earlier: Vec<String> = Vec::new();
         for (part, asked_part) in parts(question).into_iter().enumerate() {
-            let asked = Asked::new(question, asked_part, view, &stats);
+            let asked = Asked::new(question, asked_part, &earlier, view, &stats);
             let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             taken.extend(reading.chosen.iter().map(|&i| reading.candidates[i].key.clone()));
+            earlier.extend(reading.chosen.iter().map(|&i| reading.candidates[i].text.trim().to_owned()));
             for c in &reading.candidates {
                 let span = span_of(c, &rows, view, passages);
                 out.push(ScoredCandidate {
@@ -285,12 +287,15 @@ impl Generator for ExtractiveGenerator {
         let mut found_parts = 0;
         // Values earlier parts answered: a later part answers another one.
         let mut taken: Vec<String> = Vec::new();
+        // The same values as written: a later part that refers back
+        // ("and how old was he?") is read near them.
+        let mut earlier: Vec<String> = Vec::new();
         // The kind of the one value answered, when the reader found it as
         // another kind than the question's wording asked (a percentage for
         // "what fee"): the answer says so.
         let mut answered_kind: Option<reader::kinds::Kind> = None;
         for (index, part) in parts.iter().enumerate() {
-            let asked = Asked::new(question, *part, view, &stats);
+            let asked = Asked::new(question, *part, &earlier, view, &stats);
             let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             trace_reading(trace, index, &asked, &reading, passages);
             read_max = read_max.max(reading.passages_read);
@@ -305,6 +310,7 @@ impl Generator for ExtractiveGenerator {
             found_parts += 1;
             let chosen: Vec<&Candidate> = reading.chosen.iter().map(|&i| &reading.candidates[i]).collect();
             taken.extend(chosen.iter().map(|c| c.key.clone()));
+            earlier.extend(chosen.iter().map(|c| c.text.trim().to_owned()));
             if parts.len() == 1
                 && let [only] = chosen.as_slice()
                 && only.kind != asked.kind
@@ -563,6 +569,45 @@ mod tests {
         let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
         assert_eq!(feature_of(&candidates, "focus_after", "8"), Some(1.0));
         assert_eq!(feature_of(&candidates, "focus_after", "three"), Some(0.0));
+    }
+
+    #[test]
+    fn a_part_that_refers_back_is_read_near_the_earlier_answer() {
+        // "how old is he": he is the officer the first part named, so the
+        // age on his row carries the part's terms and the other age does not
+        // (without the earlier answer the two rows read alike).
+        let rows: &[(&str, u32)] = &[
+            ("Hugh Smith is our Chief Financial Officer.", 1),
+            ("Jane Roe, 52, joined the company in 2001.", 1),
+            ("Hugh Smith, 61, joined the company in 1987.", 1),
+        ];
+        let mut q = question(
+            "Who is the chief financial officer, and how old is he?",
+            "person",
+            &["chief", "financial", "officer", "old"],
+        );
+        q.generation.parts = vec![
+            docintel_schema::AskedPart {
+                question: "Who is the chief financial officer?".to_owned(),
+                answer_type: "person".to_owned(),
+                answer_focus: Some("chief financial officer".to_owned()),
+                constraints: Vec::new(),
+            },
+            docintel_schema::AskedPart {
+                question: "How old is he?".to_owned(),
+                answer_type: "number".to_owned(),
+                answer_focus: None,
+                constraints: Vec::new(),
+            },
+        ];
+        let document = doc(rows);
+        let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        let cov_row = |text: &str| {
+            let at = reader_features().iter().position(|f| *f == "cov_row").expect("a reader feature");
+            candidates.iter().find(|c| c.part == 1 && c.text == text).map(|c| c.features[at])
+        };
+        assert_eq!(cov_row("52"), Some(0.0));
+        assert!(cov_row("61").is_some_and(|f| f > 0.0), "{:?}", cov_row("61"));
     }
 
     #[test]

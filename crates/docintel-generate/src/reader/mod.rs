@@ -108,10 +108,12 @@ impl Asked {
 
     /// The whole question, or one part of it (`part`: its text, answer
     /// type, focus and constraints; the question's keywords found in the
-    /// part's text are its terms).
+    /// part's text are its terms). `earlier`: the values earlier parts
+    /// answered, as written.
     pub(crate) fn new(
         question: &ParsedQuestion,
         part: Option<&docintel_schema::AskedPart>,
+        earlier: &[String],
         document: &ParsedDocument,
         stats: &DocStats,
     ) -> Asked {
@@ -135,6 +137,13 @@ impl Asked {
             let own_content = q.keywords.iter().filter(|k| own(k) && !k.is_regex).count();
             if !refers_back && own_content >= 2 {
                 q.keywords.retain(own);
+            }
+            // What it leans on is the value an earlier part answered: "how
+            // old was HE" is read near the officer's name, "his title
+            // THERE" near the employer.
+            if refers_back {
+                q.keywords
+                    .extend(earlier.iter().filter(|e| !words_of(e).is_empty()).map(docintel_schema::Keyword::direct));
             }
         }
         let keywords = KeywordSet::from_question(&q);
