@@ -21,6 +21,9 @@ dans|en|à|par|pour|depuis|sous|avec|avant|après|jusqu'à|in|seit|bis|mit|unter
 /// Articles that may sit between a conjunction and its noun ("the exclusions and the limits").
 const ARTICLES: &[&str] = &["the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "der", "die", "das", "den"];
 
+/// Words that join a noun to its complement ("days OF pre-hospitalisation").
+const OF: &[&str] = &["of", "de", "du", "des", "d", "von", "del"];
+
 /// Fewest words on each side of a split (so "and are unpaid" is not a question).
 const MIN_WORDS: usize = 3;
 
@@ -134,6 +137,88 @@ impl DecomposeRules {
     }
 }
 
+impl DecomposeRules {
+    /// The two questions a coordination inside one asked phrase stands for,
+    /// when the question is kept whole ([`DecompositionPattern::Unified`]):
+    /// each conjunct in the place of the pair. The conjuncts are read off
+    /// the words around the conjunction:
+    /// - an article on the right: each side is its own noun phrase, "the
+    ///   open seminar and the question-and-answer session";
+    /// - a shared head: "record date and payment date" → "record date",
+    ///   "payment date";
+    /// - a shared first word: "Tier 1 and Tier 4" → "Tier 1", "Tier 4";
+    /// - else one word each, the rest shared: "pre-hospitalisation and
+    ///   post-hospitalisation expenses" → "pre-hospitalisation expenses",
+    ///   "post-hospitalisation expenses".
+    ///
+    /// Only a coordination of what is asked counts: the left conjunct holds
+    /// the focus's last word (`focus`, see [`crate::classify::asked_phrase`])
+    /// or follows it through "of" ("days of pre-hospitalisation and
+    /// post-hospitalisation expenses"); "help with tuition fees and
+    /// financial matters", "press and hold" restrict or describe, and stay
+    /// whole. `None` when the conjunction does not sit between two content
+    /// words written side by side with it.
+    pub(crate) fn distribute(&self, text: &str, focus: &str, language: Option<&str>) -> Option<[String; 2]> {
+        let tokens = tokenize(text);
+        let head = focus.split_whitespace().last()?.to_lowercase();
+        let content = |t: &Token<'_>| {
+            !is_stop(&t.lower(), language) && t.text.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.'))
+        };
+        let gap = |a: &Token<'_>, b: &Token<'_>| text[a.end..b.start].chars().all(char::is_whitespace);
+        let at = (1..tokens.len()).find(|&i| self.noun_conjunction.is_match(tokens[i].text))?;
+        // The content words written side by side before and after it.
+        let mut left: Vec<&Token<'_>> = Vec::new();
+        for (index, token) in tokens[..at].iter().enumerate().rev() {
+            let next = tokens.get(index + 1)?;
+            if !content(token) || !gap(token, next) {
+                break;
+            }
+            left.push(token);
+        }
+        left.reverse();
+        let mut first = at + 1;
+        // "the X and THE Y": each side a noun phrase of its own.
+        let whole = tokens.get(first).is_some_and(|t| ARTICLES.contains(&t.lower().as_str()));
+        if whole {
+            first += 1;
+        }
+        let mut right: Vec<&Token<'_>> = Vec::new();
+        for (index, token) in tokens.iter().enumerate().skip(first) {
+            if !content(token) || (index > first && !gap(&tokens[index - 1], token)) {
+                break;
+            }
+            right.push(token);
+        }
+        let (Some(last_left), Some(first_right)) = (left.last(), right.first()) else { return None };
+        let same = |a: &Token<'_>, b: &Token<'_>| a.lower() == b.lower();
+        let (left, right) = if whole {
+            (&left[..], &right[..])
+        } else if let Some(k) = right.iter().position(|t| same(t, last_left)).filter(|&k| k > 0) {
+            // A shared head: as many words on the left as on the right.
+            let n = (k + 1).min(left.len());
+            (&left[left.len() - n..], &right[..=k])
+        } else if let Some(j) = left.iter().position(|t| same(t, first_right)) {
+            let n = (left.len() - j).min(right.len());
+            (&left[j..], &right[..n])
+        } else {
+            (&left[left.len() - 1..], &right[..1])
+        };
+        let index = |t: &Token<'_>| tokens.iter().position(|o| o.start == t.start).unwrap_or(0);
+        let (from, to) = (index(left[0]), index(left[left.len() - 1]));
+        let holds_focus = tokens[from..=to].iter().any(|t| t.lower() == head);
+        let after_focus =
+            from >= 2 && tokens[from - 2].lower() == head && OF.contains(&tokens[from - 1].lower().as_str());
+        if !holds_focus && !after_focus {
+            return None;
+        }
+        let (left_start, left_end) = (left[0].start, left[left.len() - 1].end);
+        let (right_start, right_end) = (right[0].start, right[right.len() - 1].end);
+        let first = format!("{}{}", &text[..left_end], &text[right_end..]);
+        let second = format!("{}{}", &text[..left_start], &text[right_start..]);
+        Some([as_question(&first), as_question(&second)])
+    }
+}
+
 fn independent(sub_questions: Vec<String>) -> Decomposition {
     Decomposition { pattern: DecompositionPattern::Independent, sub_questions }
 }
@@ -218,6 +303,37 @@ mod tests {
         check("Which premiums are due and are unpaid?", (Single, &[]));
         check("What is on page 2 and page 7?", (Single, &[]));
         check("What is the total amount?", (Single, &[]));
+    }
+
+    #[test]
+    fn coordinations_distribute() {
+        let rules = DecomposeRules::new();
+        let parts = |q: &str, focus: &str| rules.distribute(q, focus, Some("en")).map(|p| p.to_vec());
+        let pair = |a: &str, b: &str| Some(vec![a.to_owned(), b.to_owned()]);
+        assert_eq!(
+            parts("What are the record date and the payment date?", "record date"),
+            pair("What are the record date?", "What are the payment date?")
+        );
+        assert_eq!(
+            parts("How many days of pre-hospitalisation and post-hospitalisation expenses are paid?", "days"),
+            pair(
+                "How many days of pre-hospitalisation expenses are paid?",
+                "How many days of post-hospitalisation expenses are paid?"
+            )
+        );
+        assert_eq!(
+            parts("How long are the open seminar and the question-and-answer session?", "open seminar"),
+            pair("How long are the open seminar?", "How long are the question-and-answer session?")
+        );
+        assert_eq!(
+            parts("What are Tier 1 and Tier 4 called?", "tier 1"),
+            pair("What are Tier 1 called?", "What are Tier 4 called?")
+        );
+        assert_eq!(parts("What is the total amount?", "total amount"), None);
+        assert_eq!(parts("What is the premium, and when is it due?", "premium"), None);
+        // Not what is asked: a restriction, a pair of verbs.
+        assert_eq!(parts("Where can students go for help with tuition fees and financial matters?", "students"), None);
+        assert_eq!(parts("What happens when you press and hold the Down button?", "happens"), None);
     }
 
     #[test]

@@ -460,24 +460,35 @@ impl RuleParser {
         let focus = remove_spans(&corrected, &focus_spans);
         let mut answer_type = self.answer_type(&focus, &decomposition, language, &mut notes);
         let (answer_focus, constraints) = self.asked(&focus, language);
-        let parts: Vec<AskedPart> =
-            if decomposition.pattern == DecompositionPattern::Independent && decomposition.sub_questions.len() >= 2 {
-                decomposition
-                    .sub_questions
-                    .iter()
-                    .map(|q| {
-                        let (answer_focus, constraints) = self.asked(q, language);
-                        AskedPart {
-                            question: q.clone(),
-                            answer_type: self.typed(q, language, None),
-                            answer_focus,
-                            constraints,
-                        }
-                    })
-                    .collect()
-            } else {
-                Vec::new()
-            };
+        // A pair kept whole for retrieval ("the record date and the payment
+        // date") is still two values to read.
+        let distributed: Vec<String> = match (&decomposition.pattern, &answer_focus) {
+            (DecompositionPattern::Unified | DecompositionPattern::Single, Some(asked)) => {
+                self.decompose.distribute(&focus, asked, language).map(Vec::from).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let asked_parts = if distributed.is_empty() { &decomposition.sub_questions } else { &distributed };
+        let parts: Vec<AskedPart> = if matches!(
+            decomposition.pattern,
+            DecompositionPattern::Independent | DecompositionPattern::Unified | DecompositionPattern::Single
+        ) && asked_parts.len() >= 2
+        {
+            asked_parts
+                .iter()
+                .map(|q| {
+                    let (answer_focus, constraints) = self.asked(q, language);
+                    AskedPart {
+                        question: q.clone(),
+                        answer_type: self.typed(q, language, None),
+                        answer_focus,
+                        constraints,
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         // "(in USD millions)", "Answer in EUR": the question wants an amount
         // even when its words name no amount.
         let money_format = format_constraints.contains_key("currency")
