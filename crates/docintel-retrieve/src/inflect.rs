@@ -11,6 +11,35 @@
 //! "retention"): that changes the word's class and belongs to the expert
 //! dictionary.
 
+/// `text` with each of its words in its other English spelling
+/// ([`docintel_schema::text::other_spelling`]: "pre-hospitalisation" →
+/// "pre-hospitalization"), `None` when no word has one.
+pub(crate) fn other_spelling(text: &str) -> Option<String> {
+    let mut changed = false;
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut word = String::new();
+    let mut flush = |word: &mut String, out: &mut String| {
+        match docintel_schema::text::other_spelling(word) {
+            Some(other) => {
+                out.push_str(&other);
+                changed = true;
+            }
+            None => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    changed.then_some(out)
+}
+
 /// Words shorter than this keep their one form (too many short words are
 /// forms of others: "us" / "use", "new" / "news").
 const MIN_LEN: usize = 4;
@@ -51,6 +80,13 @@ pub(crate) fn english_forms(word: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::english_forms;
+
+    #[test]
+    fn other_spellings() {
+        assert_eq!(super::other_spelling("pre-hospitalisation").as_deref(), Some("pre-hospitalization"));
+        assert_eq!(super::other_spelling("organized crime").as_deref(), Some("organised crime"));
+        assert_eq!(super::other_spelling("premium"), None);
+    }
 
     #[test]
     fn plural_and_singular() {

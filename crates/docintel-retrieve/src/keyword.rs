@@ -476,6 +476,12 @@ impl KeywordRetriever {
                     forms.extend(
                         crate::inflect::english_forms(&text).into_iter().filter(|f| !own.contains(f)).map(form),
                     );
+                    // The other side of the Atlantic: "pre-hospitalisation"
+                    // finds "Pre-Hospitalization".
+                    if let Some(other) = crate::inflect::other_spelling(&text) {
+                        forms.extend(crate::inflect::english_forms(&other).into_iter().map(form));
+                        forms.push(form(other));
+                    }
                 }
                 Matcher::Text(forms)
             };

@@ -85,6 +85,55 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// British endings and their American spellings ("hospitalisation" /
+/// "hospitalization", "analyse" / "analyze"), longest first.
+const SPELLINGS: [(&str, &str); 12] = [
+    ("isations", "izations"),
+    ("isation", "ization"),
+    ("ising", "izing"),
+    ("isers", "izers"),
+    ("ysing", "yzing"),
+    ("ised", "ized"),
+    ("ises", "izes"),
+    ("iser", "izer"),
+    ("ysed", "yzed"),
+    ("yses", "yzes"),
+    ("ise", "ize"),
+    ("yse", "yze"),
+];
+
+/// Fewest letters before a spelling ending ("organ-ise", not "ra-ise").
+const SPELLING_STEM: usize = 4;
+
+/// The other spelling of a lower-case English word written with an
+/// -ise/-ize or -yse/-yze ending: "hospitalisation" ↔ "hospitalization".
+/// `None` for other words. A word that has only one spelling ("premise")
+/// gets a form no document writes, which never matches.
+pub fn other_spelling(word: &str) -> Option<String> {
+    if !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    SPELLINGS.iter().find_map(|(british, american)| {
+        let swap = |from: &str, to: &str| {
+            word.strip_suffix(from).filter(|stem| stem.len() >= SPELLING_STEM).map(|stem| format!("{stem}{to}"))
+        };
+        swap(british, american).or_else(|| swap(american, british))
+    })
+}
+
+/// A lower-case word in its American spelling (see [`other_spelling`]):
+/// the form in which the reader compares words.
+pub fn american_spelling(word: &str) -> std::borrow::Cow<'_, str> {
+    match SPELLINGS.iter().find_map(|(british, american)| {
+        word.strip_suffix(british)
+            .filter(|stem| stem.len() >= SPELLING_STEM && stem.bytes().all(|b| b.is_ascii_lowercase()))
+            .map(|stem| format!("{stem}{american}"))
+    }) {
+        Some(american) => std::borrow::Cow::Owned(american),
+        None => std::borrow::Cow::Borrowed(word),
+    }
+}
+
 /// The comparison form used to verify quotes: [`normalize`] with every
 /// whitespace removed, so a quote differing from the source only in spacing
 /// or line breaks (PDF extraction guesses spaces from glyph gaps) still
@@ -106,6 +155,18 @@ pub fn truncate_chars(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn british_and_american_spellings() {
+        assert_eq!(other_spelling("hospitalisation").as_deref(), Some("hospitalization"));
+        assert_eq!(other_spelling("organized").as_deref(), Some("organised"));
+        assert_eq!(other_spelling("analyse").as_deref(), Some("analyze"));
+        assert_eq!(other_spelling("raise"), None);
+        assert_eq!(other_spelling("premium"), None);
+        assert_eq!(american_spelling("hospitalisations"), "hospitalizations");
+        assert_eq!(american_spelling("authorized"), "authorized");
+        assert_eq!(american_spelling("rise"), "rise");
+    }
 
     #[test]
     fn folds_typography() {

@@ -33,6 +33,11 @@ pub(crate) fn words_of(text: &str) -> Vec<Word> {
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Word>| {
         if let Some(s) = start.take() {
             let norm = normalize(&text[s..end]);
+            // One spelling for both sides of the Atlantic.
+            let norm = match docintel_schema::text::american_spelling(&norm) {
+                std::borrow::Cow::Owned(american) => american,
+                std::borrow::Cow::Borrowed(_) => norm,
+            };
             if !norm.is_empty() {
                 out.push(Word { norm, start: s, end });
             }
