@@ -18,7 +18,7 @@
 use docintel_schema::ParsedDocument;
 
 use super::evidence::{folded, words_of};
-use super::stats::DocStats;
+use super::stats::{DocStats, spells};
 
 /// Share of the pages a constraint must be on to name the document.
 const DOCUMENT_SHARE: f64 = 0.4;
@@ -39,6 +39,27 @@ pub(crate) struct Constraint {
     /// Must be on the value's own row, its labels or its neighbour rows
     /// (a title asked for: [`role`]), not anywhere before it.
     pub(crate) local: bool,
+    /// The folded sides of a coordination ("President and CEO" →
+    /// `president`, `ceo`): the constraint also holds where each side does,
+    /// an acronym side where its words are spelled out. Empty when the
+    /// constraint joins nothing. Each side with whether it is written as an
+    /// acronym.
+    pub(crate) conjuncts: Vec<(String, bool)>,
+}
+
+/// The sides of a coordination in a constraint, folded: "Python and
+/// PyTorch" → `python`, `pytorch`.
+fn conjuncts(text: &str) -> Vec<(String, bool)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let joins = |w: &str| matches!(w.to_lowercase().as_str(), "and" | "&" | "et" | "und" | "y");
+    if !words.iter().any(|w| joins(w)) {
+        return Vec::new();
+    }
+    let sides: Vec<(String, bool)> = words
+        .split(|w| joins(w))
+        .map(|side| (folded(&side.join(" ")), side.len() == 1 && is_acronym(side[0])))
+        .collect();
+    if sides.len() < 2 || sides.iter().any(|(side, _)| side.is_empty()) { Vec::new() } else { sides }
 }
 
 /// Whether a constraint is written as a person's name: two or three
@@ -75,6 +96,22 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             if pages.is_empty() && is_acronym(text) {
                 pages = stats.pages_spelling(&folded);
             }
+            let conjuncts = conjuncts(text);
+            // "President and CEO" where the document writes "President and
+            // Chief Executive Officer": each side is in it.
+            if pages.is_empty()
+                && !conjuncts.is_empty()
+                && conjuncts.iter().all(|(side, acronym)| {
+                    !stats.pages_with(side).is_empty() || (*acronym && !stats.pages_spelling(side).is_empty())
+                })
+            {
+                pages = conjuncts
+                    .iter()
+                    .flat_map(|(side, _)| stats.pages_with(side))
+                    .collect::<std::collections::BTreeSet<u32>>()
+                    .into_iter()
+                    .collect();
+            }
             let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
             let first_page = pages.first().is_some_and(|p| *p == 1);
             let names_document = (stats.n_pages >= 3 && (share >= DOCUMENT_SHARE || first_page))
@@ -85,6 +122,7 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                 in_document: !pages.is_empty(),
                 names_document,
                 local: false,
+                conjuncts,
             })
         })
         .collect()
@@ -155,8 +193,16 @@ fn is_acronym(text: &str) -> bool {
 /// Whether `constraint` is in `evidence` (folded texts, each one line or
 /// label).
 pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
-    let needle = format!(" {} ", constraint.folded);
-    evidence.iter().any(|e| format!(" {e} ").contains(&needle) || plural_match(e, &constraint.folded))
+    let holds = |phrase: &str| {
+        let needle = format!(" {phrase} ");
+        evidence.iter().any(|e| format!(" {e} ").contains(&needle) || plural_match(e, phrase))
+    };
+    holds(&constraint.folded)
+        || (!constraint.conjuncts.is_empty()
+            && constraint
+                .conjuncts
+                .iter()
+                .all(|(side, acronym)| holds(side) || (*acronym && evidence.iter().any(|e| spells(e, side)))))
 }
 
 /// `Japanese` in `... japanese ...`, allowing a final `s` on either side.
@@ -173,7 +219,16 @@ fn plural_match(evidence: &str, folded: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_person_name;
+    use super::{conjuncts, is_person_name};
+
+    #[test]
+    fn a_coordination_holds_where_each_side_does() {
+        let sides = |text: &str| conjuncts(text).into_iter().map(|(side, acronym)| (side, acronym)).collect::<Vec<_>>();
+        assert_eq!(sides("President and CEO"), [("president".to_owned(), false), ("ceo".to_owned(), true)]);
+        assert_eq!(sides("Python and PyTorch"), [("python".to_owned(), false), ("pytorch".to_owned(), false)]);
+        assert!(conjuncts("Plan B").is_empty());
+        assert!(conjuncts("Bath and").is_empty());
+    }
 
     #[test]
     fn person_names_are_told_from_other_constraints() {

@@ -98,32 +98,7 @@ impl DocStats {
     /// The pages holding a run of words whose initials spell `acronym`
     /// (folded: `ncd` → "no claim discount"), short joining words skipped.
     pub(crate) fn pages_spelling(&self, acronym: &str) -> Vec<u32> {
-        let letters: Vec<char> = acronym.chars().collect();
-        let skip = |w: &str| matches!(w, "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
-        self.page_text
-            .iter()
-            .filter(|(_, text)| {
-                let words: Vec<&str> = text.split_whitespace().collect();
-                (0..words.len()).any(|start| {
-                    let mut k = 0;
-                    for w in &words[start..] {
-                        if k == letters.len() {
-                            break;
-                        }
-                        if k > 0 && skip(w) {
-                            continue;
-                        }
-                        if w.starts_with(letters[k]) {
-                            k += 1;
-                        } else {
-                            break;
-                        }
-                    }
-                    k == letters.len()
-                })
-            })
-            .map(|(p, _)| *p)
-            .collect()
+        self.page_text.iter().filter(|(_, text)| spells(text, acronym)).map(|(p, _)| *p).collect()
     }
 
     /// Whether a line (its folded words) is a running header or footer.
@@ -150,4 +125,30 @@ fn fingerprint(document: &ParsedDocument) -> u64 {
         feed(&line.page.to_le_bytes());
     }
     hash
+}
+
+/// Whether a run of words of `text` (folded) has initials spelling
+/// `acronym` (folded: `ncd` → "no claim discount"), short joining words
+/// skipped.
+pub(crate) fn spells(text: &str, acronym: &str) -> bool {
+    let letters: Vec<char> = acronym.chars().collect();
+    let skip = |w: &str| matches!(w, "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
+    let words: Vec<&str> = text.split_whitespace().collect();
+    (0..words.len()).any(|start| {
+        let mut k = 0;
+        for w in &words[start..] {
+            if k == letters.len() {
+                break;
+            }
+            if k > 0 && skip(w) {
+                continue;
+            }
+            if w.starts_with(letters[k]) {
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        k == letters.len()
+    })
 }
