@@ -500,6 +500,15 @@ impl RuleParser {
             notes.push("answer type amount: the question asks for a currency or a money scale".to_owned());
             answer_type = "amount".to_owned();
         }
+        // "Answer in units of percents": a percentage, whatever the words
+        // it is a percentage of ("revenue growth rate", "capex as a % of
+        // revenue").
+        let percent_format = format_constraints.get("unit").is_some_and(|u| u == "percent");
+        let loose = matches!(answer_type.as_str(), "text" | "number" | "amount");
+        if percent_format && loose && self.satellites.answer_type("percentage").is_some() {
+            notes.push("answer type percentage: the question asks for the answer in percent".to_owned());
+            answer_type = "percentage".to_owned();
+        }
         if self.satellites.answer_type(&answer_type).is_none() {
             notes.push(format!("answer type '{answer_type}' is not in the answer types table: text instead"));
             answer_type = "text".to_owned();

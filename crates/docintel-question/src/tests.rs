@@ -216,6 +216,14 @@ fn currency_goes_to_generation_only() {
 }
 
 #[test]
+fn an_answer_asked_in_percent_is_a_percentage() {
+    let parsed = parse("What is the FY2019 - FY2020 total revenue growth rate? Answer in units of percents.");
+    assert_eq!(parsed.generation.format_constraints.get("unit").map(String::as_str), Some("percent"));
+    assert_eq!(parsed.answer_type, "percentage");
+    assert_eq!(parse("What is the FY2020 total revenue?").answer_type, "amount");
+}
+
+#[test]
 fn other_format_constraints() {
     let parsed = parse("When was the contract signed? Answer in YYYY-MM-DD.");
     assert_eq!(parsed.generation.format_constraints["date_format"], "YYYY-MM-DD");
