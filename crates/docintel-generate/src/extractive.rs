@@ -68,7 +68,7 @@ impl ExtractiveGenerator {
         // As generation reads them: a later part answers another value.
         let mut taken: Vec<String> = Vec::new();
         let mut earlier: Vec<String> = Vec::new();
-        for (part, asked_part) in parts(question).into_iter().enumerate() {
+        for (part, asked_part) in parts(question, &stats).into_iter().enumerate() {
             let asked = Asked::new(question, asked_part, &earlier, view, &stats);
             let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             taken.extend(reading.chosen.iter().map(|&i| reading.candidates[i].key.clone()));
@@ -148,8 +148,15 @@ fn check_passages(document: &ParsedDocument, passages: &[Passage]) -> Result<(),
 }
 
 /// The parts to read: each part of a compound question, else the question.
-fn parts(question: &ParsedQuestion) -> Vec<Option<&AskedPart>> {
-    if question.generation.parts.len() >= 2 && question.answer_shape == AnswerShape::Single {
+/// A pair the parts distribute that the document prints as one term
+/// ("research and development") is no pair: the question is read whole.
+fn parts<'q>(question: &'q ParsedQuestion, stats: &DocStats) -> Vec<Option<&'q AskedPart>> {
+    let term = question
+        .generation
+        .coordination
+        .as_deref()
+        .is_some_and(|pair| !stats.pages_with(&reader::evidence::folded(pair)).is_empty());
+    if question.generation.parts.len() >= 2 && question.answer_shape == AnswerShape::Single && !term {
         question.generation.parts.iter().map(Some).collect()
     } else {
         vec![None]
@@ -283,7 +290,7 @@ impl Generator for ExtractiveGenerator {
         let mut confidences: Vec<f64> = Vec::new();
         let mut conflicting = false;
         let mut read_max = 0;
-        let parts = parts(question);
+        let parts = parts(question, &stats);
         let mut found_parts = 0;
         // Values earlier parts answered: a later part answers another one.
         let mut taken: Vec<String> = Vec::new();
@@ -608,6 +615,34 @@ mod tests {
         };
         assert_eq!(cov_row("52"), Some(0.0));
         assert!(cov_row("61").is_some_and(|f| f > 0.0), "{:?}", cov_row("61"));
+    }
+
+    #[test]
+    fn a_pair_the_document_prints_as_one_term_is_read_whole() {
+        let rows: &[(&str, u32)] = &[("Research and development expenses 1,200", 1), ("Selling expenses 800", 1)];
+        let mut q = question(
+            "What were research and development expenses?",
+            "amount",
+            &["research", "development", "expenses"],
+        );
+        q.generation.parts = ["What were research expenses?", "What were development expenses?"]
+            .map(|text| docintel_schema::AskedPart {
+                question: text.to_owned(),
+                answer_type: "amount".to_owned(),
+                answer_focus: None,
+                constraints: Vec::new(),
+            })
+            .to_vec();
+        let document = doc(rows);
+        let reads = |q: &ParsedQuestion| {
+            let mut trace: Vec<TraceEvent> = Vec::new();
+            ExtractiveGenerator::new().generate(q, &document, &page_passages(&document), &mut trace).unwrap();
+            trace.iter().filter(|e| e.step == "read").count()
+        };
+        q.generation.coordination = Some("record and development".to_owned());
+        assert_eq!(reads(&q), 2, "a pair the document does not print: two parts");
+        q.generation.coordination = Some("research and development".to_owned());
+        assert_eq!(reads(&q), 1, "a term of the document: read whole");
     }
 
     #[test]

@@ -137,6 +137,16 @@ impl DecomposeRules {
     }
 }
 
+/// A coordination read as two questions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Distributed {
+    /// Each conjunct in the place of the pair.
+    pub(crate) parts: [String; 2],
+    /// The pair as written ("pre-hospitalisation and post-hospitalisation",
+    /// "research and development").
+    pub(crate) joined: String,
+}
+
 impl DecomposeRules {
     /// The two questions a coordination inside one asked phrase stands for,
     /// when the question is kept whole ([`DecompositionPattern::Unified`]):
@@ -158,7 +168,7 @@ impl DecomposeRules {
     /// financial matters", "press and hold" restrict or describe, and stay
     /// whole. `None` when the conjunction does not sit between two content
     /// words written side by side with it.
-    pub(crate) fn distribute(&self, text: &str, focus: &str, language: Option<&str>) -> Option<[String; 2]> {
+    pub(crate) fn distribute(&self, text: &str, focus: &str, language: Option<&str>) -> Option<Distributed> {
         let tokens = tokenize(text);
         let head = focus.split_whitespace().last()?.to_lowercase();
         let content = |t: &Token<'_>| {
@@ -213,9 +223,16 @@ impl DecomposeRules {
         }
         let (left_start, left_end) = (left[0].start, left[left.len() - 1].end);
         let (right_start, right_end) = (right[0].start, right[right.len() - 1].end);
+        // "cash and cash equivalents": one side inside the other is a term.
+        if text[left_start..left_end].to_lowercase() == text[right_start..right_end].to_lowercase() {
+            return None;
+        }
         let first = format!("{}{}", &text[..left_end], &text[right_end..]);
         let second = format!("{}{}", &text[..left_start], &text[right_start..]);
-        Some([as_question(&first), as_question(&second)])
+        Some(Distributed {
+            parts: [as_question(&first), as_question(&second)],
+            joined: text[left_start..right_end].to_owned(),
+        })
     }
 }
 
@@ -308,7 +325,7 @@ mod tests {
     #[test]
     fn coordinations_distribute() {
         let rules = DecomposeRules::new();
-        let parts = |q: &str, focus: &str| rules.distribute(q, focus, Some("en")).map(|p| p.to_vec());
+        let parts = |q: &str, focus: &str| rules.distribute(q, focus, Some("en")).map(|d| d.parts.to_vec());
         let pair = |a: &str, b: &str| Some(vec![a.to_owned(), b.to_owned()]);
         assert_eq!(
             parts("What are the record date and the payment date?", "record date"),
@@ -330,6 +347,13 @@ mod tests {
             pair("What are Tier 1 called?", "What are Tier 4 called?")
         );
         assert_eq!(parts("What is the total amount?", "total amount"), None);
+        assert_eq!(parts("What is cash and cash equivalents?", "cash"), None);
+        let joined = rules.distribute(
+            "How many days of pre-hospitalisation and post-hospitalisation expenses are paid?",
+            "days",
+            Some("en"),
+        );
+        assert_eq!(joined.map(|d| d.joined).as_deref(), Some("pre-hospitalisation and post-hospitalisation"));
         assert_eq!(parts("What is the premium, and when is it due?", "premium"), None);
         // Not what is asked: a restriction, a pair of verbs.
         assert_eq!(parts("Where can students go for help with tuition fees and financial matters?", "students"), None);

@@ -462,11 +462,14 @@ impl RuleParser {
         let (answer_focus, constraints) = self.asked(&focus, language);
         // A pair kept whole for retrieval ("the record date and the payment
         // date") is still two values to read.
-        let distributed: Vec<String> = match (&decomposition.pattern, &answer_focus) {
+        let (distributed, coordination) = match (&decomposition.pattern, &answer_focus) {
             (DecompositionPattern::Unified | DecompositionPattern::Single, Some(asked)) => {
-                self.decompose.distribute(&focus, asked, language).map(Vec::from).unwrap_or_default()
+                match self.decompose.distribute(&focus, asked, language) {
+                    Some(d) => (d.parts.to_vec(), Some(d.joined)),
+                    None => (Vec::new(), None),
+                }
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), None),
         };
         let asked_parts = if distributed.is_empty() { &decomposition.sub_questions } else { &distributed };
         let parts: Vec<AskedPart> = if matches!(
@@ -649,6 +652,7 @@ impl RuleParser {
                 answer_focus,
                 constraints,
                 parts,
+                coordination,
             },
         };
         Ok(finish_dispatch(parsed, notes, profile))

@@ -702,6 +702,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 answer_focus: rules.generation.answer_focus.clone(),
                 constraints: rules.generation.constraints.clone(),
                 parts: rules.generation.parts.clone(),
+                coordination: rules.generation.coordination.clone(),
             },
         };
         crate::finish_dispatch(parsed, notes, profile)

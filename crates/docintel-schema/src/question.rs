@@ -241,6 +241,12 @@ pub struct GenerationBrief {
     /// constraints; empty for a single question.
     #[serde(default)]
     pub parts: Vec<AskedPart>,
+    /// The coordination the parts stand for when they distribute one asked
+    /// phrase ("record date and the payment date"), as written: where the
+    /// document prints it as one term ("research and development"), the
+    /// question is read whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordination: Option<String>,
 }
 
 /// One independently asked part of a compound question.
@@ -378,6 +384,7 @@ impl ParsedQuestion {
                 answer_focus: None,
                 constraints: Vec::new(),
                 parts: Vec::new(),
+                coordination: None,
             },
         }
     }
