@@ -223,7 +223,7 @@ mod tests {
 
     #[test]
     fn a_coordination_holds_where_each_side_does() {
-        let sides = |text: &str| conjuncts(text).into_iter().map(|(side, acronym)| (side, acronym)).collect::<Vec<_>>();
+        let sides = conjuncts;
         assert_eq!(sides("President and CEO"), [("president".to_owned(), false), ("ceo".to_owned(), true)]);
         assert_eq!(sides("Python and PyTorch"), [("python".to_owned(), false), ("pytorch".to_owned(), false)]);
         assert!(conjuncts("Plan B").is_empty());
