@@ -45,6 +45,22 @@ pub(crate) struct Constraint {
     /// constraint joins nothing. Each side with whether it is written as an
     /// acronym.
     pub(crate) conjuncts: Vec<(String, bool)>,
+    /// The pages of a caption reference ("Table 3", "Figure 1"): a value
+    /// on one of them is in the table or figure the question names, its
+    /// caption above or below it. Empty for other constraints.
+    pub(crate) caption_pages: Vec<u32>,
+}
+
+/// Whether a constraint names a table or figure by its number: "Table 3",
+/// "Figure 1", "Fig. 2", "Tableau 4", "Table1".
+pub(crate) fn is_caption(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let rest = ["table", "figure", "fig.", "fig", "tableau", "tabelle", "abbildung"]
+        .iter()
+        .find_map(|name| lower.strip_prefix(name))
+        .map(str::trim_start);
+    rest.is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-'))
+        && rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The sides of a coordination in a constraint, folded: "Python and
@@ -123,6 +139,7 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                 names_document,
                 local: false,
                 conjuncts,
+                caption_pages: if is_caption(text) { pages.clone() } else { Vec::new() },
             })
         })
         .collect()
@@ -219,7 +236,17 @@ fn plural_match(evidence: &str, folded: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{conjuncts, is_person_name};
+    use super::{conjuncts, is_caption, is_person_name};
+
+    #[test]
+    fn captions_are_told_from_other_constraints() {
+        for caption in ["Table 3", "Figure 1", "Fig. 2", "Table1", "Tableau 4", "Table 1-1"] {
+            assert!(is_caption(caption), "{caption}");
+        }
+        for other in ["Table", "Plan B", "Tables of Contents", "Figure A", "2019"] {
+            assert!(!is_caption(other), "{other}");
+        }
+    }
 
     #[test]
     fn a_coordination_holds_where_each_side_does() {

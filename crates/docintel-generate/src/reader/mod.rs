@@ -902,7 +902,11 @@ impl PassageReader<'_> {
         let missing: Vec<String> = asked
             .constraints
             .iter()
-            .filter(|c| !c.names_document && !answerable::found_in(c, if c.local { &near } else { &evidence }))
+            .filter(|c| {
+                !c.names_document
+                    && !c.caption_pages.contains(&passage.page)
+                    && !answerable::found_in(c, if c.local { &near } else { &evidence })
+            })
             .map(|c| c.text.clone())
             .collect();
         let row_chars = row.text.trim().chars().count().max(1);
