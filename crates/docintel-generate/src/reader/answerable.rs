@@ -55,7 +55,7 @@ pub(crate) struct Constraint {
 /// "Figure 1", "Fig. 2", "Tableau 4", "Table1".
 pub(crate) fn is_caption(text: &str) -> bool {
     let lower = text.to_lowercase();
-    let rest = ["table", "figure", "fig.", "fig", "tableau", "tabelle", "abbildung"]
+    let rest = ["tableau", "tabelle", "table", "figure", "fig.", "fig", "abbildung"]
         .iter()
         .find_map(|name| lower.strip_prefix(name))
         .map(str::trim_start);
