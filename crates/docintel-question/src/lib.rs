@@ -673,6 +673,11 @@ impl RuleParser {
                 let words: Vec<String> = c.split_whitespace().map(docintel_schema::text::normalize).collect();
                 !words.iter().all(|w| focus_words.contains(w))
             })
+            // A part of the document named as where to look ("in its
+            // Balance Sheet") routes the search; it restricts no value.
+            .filter(|c| {
+                !self.parts.find(c, MAX_PARTS).parts.iter().any(|hit| hit.named && hit.span.len() == c.trim().len())
+            })
             .collect();
         (focus, constraints)
     }

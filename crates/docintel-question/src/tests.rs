@@ -216,6 +216,17 @@ fn currency_goes_to_generation_only() {
 }
 
 #[test]
+fn a_document_part_named_as_where_to_look_is_no_constraint() {
+    let parsed = parse("What was the largest liability in American Express's Balance Sheet in 2022?");
+    assert!(
+        parsed.generation.constraints.iter().any(|c| c == "American Express"),
+        "{:?}",
+        parsed.generation.constraints
+    );
+    assert!(!parsed.generation.constraints.iter().any(|c| c == "Balance Sheet"), "{:?}", parsed.generation.constraints);
+}
+
+#[test]
 fn an_answer_asked_in_percent_is_a_percentage() {
     let parsed = parse("What is the FY2019 - FY2020 total revenue growth rate? Answer in units of percents.");
     assert_eq!(parsed.generation.format_constraints.get("unit").map(String::as_str), Some("percent"));
