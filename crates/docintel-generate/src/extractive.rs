@@ -646,6 +646,26 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_per_share_is_outside_the_statement_scale() {
+        let rows: &[(&str, u32)] = &[
+            ("(in millions, except per share amounts)", 1),
+            ("Net earnings $ 1,419", 1),
+            ("Basic earnings per share $ 6.31", 1),
+        ];
+        let q = question("What were basic earnings per share?", "amount", &["basic", "earnings", "share"]);
+        let document = doc(rows);
+        let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        let unit = |text: &str| {
+            candidates.iter().find(|c| c.text.contains(text)).map(|c| match &c.value {
+                AnswerValue::Amount(a) => a.unit.clone(),
+                other => panic!("{other:?}"),
+            })
+        };
+        assert_eq!(unit("6.31"), Some(None), "a unit price");
+        assert_eq!(unit("1,419"), Some(Some("million".to_owned())), "a total in the statement's scale");
+    }
+
+    #[test]
     fn a_party_is_named_where_the_contract_defines_it() {
         let rows: &[(&str, u32)] = &[
             ("This Agreement is made between Equifax Inc., a Georgia corporation (“Equifax”), and", 1),

@@ -675,6 +675,19 @@ impl PassageReader<'_> {
                 });
             }
         }
+        // A figure per share is a unit price, outside the scale the
+        // statement states for its totals ("in millions, except per share
+        // amounts"): $6.31, not 6.31 million.
+        let mut found = found;
+        if let AnswerValue::Amount(a) = &mut found.value
+            && a.unit.is_some()
+            && !has_scale_word(&found.text)
+            && (per_share(&row.text)
+                || labels.iter().any(|l| per_share(&l.text))
+                || statement::label_of(layout, row, found.start).is_some_and(|l| per_share(&l)))
+        {
+            a.unit = None;
+        }
         // The question's phrases (pairs of its terms side by side) on the
         // value's row, and around it.
         let share_of = |pairs: &[(usize, usize)]| {
@@ -1255,4 +1268,30 @@ pub(crate) fn view_of<'d>(document: &'d ParsedDocument, passages: &[Passage]) ->
     let rows = RowView::cut(document, &cuts);
     let in_view: Vec<Passage> = passages.iter().map(|p| rows.passage_to_view(p)).collect();
     (rows, in_view)
+}
+
+/// Whether a label speaks of a figure per share: "Basic earnings per
+/// share", "dividends declared per common share", "per ordinary share".
+/// The scale note itself ("in millions, except per share amounts") is no
+/// such label.
+fn per_share(text: &str) -> bool {
+    if amount::scale_cue(text).is_some() {
+        return false;
+    }
+    let words: Vec<String> = words_of(text).into_iter().map(|w| w.norm).collect();
+    // "except per share": the scale note's tail, split off its line.
+    !words.iter().any(|w| w == "except")
+        && words.iter().enumerate().any(|(k, w)| {
+            w == "per" && words[k + 1..].iter().take(3).any(|n| n == "share" || n == "shares" || n == "unit")
+        })
+}
+
+/// Whether an amount as written carries its own scale word ("$1.2 million").
+fn has_scale_word(text: &str) -> bool {
+    words_of(text).iter().any(|w| {
+        matches!(
+            w.norm.as_str(),
+            "thousand" | "thousands" | "million" | "millions" | "billion" | "billions" | "bn" | "mn" | "k"
+        )
+    })
 }
