@@ -301,10 +301,15 @@ impl Generator for ExtractiveGenerator {
         // another kind than the question's wording asked (a percentage for
         // "what fee"): the answer says so.
         let mut answered_kind: Option<reader::kinds::Kind> = None;
+        // A constraint the document never mentions ("AT-7" in a catalogue
+        // that ends at AT-6) makes the question unanswerable whatever else
+        // could be read.
+        let mut absent = false;
         for (index, part) in parts.iter().enumerate() {
             let asked = Asked::new(question, *part, &earlier, view, &stats);
             let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             trace_reading(trace, index, &asked, &reading, passages);
+            absent |= !reading.absent.is_empty();
             read_max = read_max.max(reading.passages_read);
             if reading.chosen.is_empty() {
                 let reason = reading.refusal.clone().unwrap_or_else(|| "no answer found".to_owned());
@@ -384,7 +389,8 @@ impl Generator for ExtractiveGenerator {
         // list (one item per element).
         let shown_all: Vec<Passage> = passages.iter().take(read_max.max(1).min(passages.len())).cloned().collect();
         let labelled = (question.answer_shape == AnswerShape::Listing
-            && reader::kinds::Kind::of(&question.answer_type) == reader::kinds::Kind::Text)
+            && reader::kinds::Kind::of(&question.answer_type) == reader::kinds::Kind::Text
+            && !absent)
             .then(|| crate::labelled::labelled_list(question, document, &shown_all))
             .flatten();
         let labelled_list = labelled.is_some();

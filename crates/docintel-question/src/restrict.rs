@@ -99,6 +99,21 @@ fn is_name_like(word: &str) -> bool {
     is_capitalised(word) || is_acronym(word) || word.chars().skip(1).any(char::is_uppercase)
 }
 
+/// A code of a capitalised or upper-case part and a part that starts with
+/// a digit, joined by one hyphen: "AT-7", "COVID-19", "C-130J".
+fn is_hyphenated_code(word: &str) -> bool {
+    let mut parts = word.split('-');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(name), Some(code), None) => {
+            is_name_like(name)
+                && name.chars().all(char::is_alphanumeric)
+                && code.starts_with(|c: char| c.is_ascii_digit())
+                && code.chars().all(char::is_alphanumeric)
+        }
+        _ => false,
+    }
+}
+
 fn year_of(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
     let digits = lower.strip_prefix("fy").unwrap_or(&lower);
@@ -277,6 +292,13 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             i += 1;
             continue;
         }
+        // A code written with a hyphen is one identifier: a name part and a
+        // number ("AT-7", "SR-13", "F-35", "C-130J", "GPT-4").
+        if is_hyphenated_code(word) {
+            push(word.to_owned(), &mut out);
+            i += if possessive(i) { 2 } else { 1 };
+            continue;
+        }
         // A hyphenated word stands alone: its capitalised parts
         // ("English-to-Japanese", "BTW-nummer").
         if word.contains('-') {
@@ -360,6 +382,8 @@ mod tests {
         check("Which university did the candidate attend?", &[]);
         check("In which city is the service provider, Amazon Web Services, Inc., located?", &["Amazon Web Services"]);
         check("Wat is het BTW-nummer van Coolblue?", &["BTW", "Coolblue"]);
+        check("What are the related controls of AT-7?", &["AT-7"]);
+        check("How many C-130J aircraft were delivered?", &["C-130J"]);
         check("How many grams of coffee fit? Return me an integer.", &[]);
         check("What was the Q2 revenue in FY21 in Table E?", &["Table E"]);
         check("What is the Highest EBITDAR Contribution for MGM this year?", &[]);
