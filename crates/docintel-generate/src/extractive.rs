@@ -672,6 +672,28 @@ mod tests {
     }
 
     #[test]
+    fn a_labelled_list_is_no_answer_when_the_document_never_mentions_what_is_asked() {
+        let rows: &[(&str, u32)] = &[
+            ("AT-6 TRAINING FEEDBACK", 1),
+            ("Control: Provide feedback on training results.", 1),
+            ("Related Controls: IA-1, PM-9, SI-12.", 1),
+        ];
+        let mut q = question("What are the related controls of AT-7?", "text", &["related", "controls", "AT-7"]);
+        q.answer_shape = AnswerShape::Listing;
+        let document = doc(rows);
+        let read = |q: &ParsedQuestion| {
+            let mut trace: Vec<TraceEvent> = Vec::new();
+            ExtractiveGenerator::new().generate(q, &document, &page_passages(&document), &mut trace).unwrap()
+        };
+        let listed = read(&q);
+        assert!(listed.answer.feedback.answer_found, "without the constraint the label's list answers");
+        q.generation.constraints = vec!["AT-7".to_owned()];
+        let refused = read(&q);
+        assert!(!refused.answer.feedback.answer_found, "{:?}", refused.answer.items);
+        assert!(refused.answer.feedback.warnings.iter().any(|w| w.contains("never mentions 'AT-7'")));
+    }
+
+    #[test]
     fn a_party_is_named_where_the_contract_defines_it() {
         let rows: &[(&str, u32)] = &[
             ("This Agreement is made between Equifax Inc., a Georgia corporation (“Equifax”), and", 1),
