@@ -407,7 +407,7 @@ impl Generator for ExtractiveGenerator {
             items = list.items;
             found_parts = parts.len();
             warnings.clear();
-            confidences = vec![confidences.first().copied().unwrap_or(0.8).max(0.8)];
+            confidences = vec![confidences.first().copied().unwrap_or(0.8)];
         }
         let shown: Vec<Passage> = passages.iter().take(read_max.min(passages.len())).cloned().collect();
         let keywords = KeywordSet::from_question(question);
