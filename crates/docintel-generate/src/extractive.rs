@@ -480,10 +480,18 @@ impl Generator for ExtractiveGenerator {
 /// this build cannot read) says so, naming its pages.
 fn no_passages_note(document: &ParsedDocument) -> String {
     let without: Vec<u32> = document.pages.iter().filter(|p| !p.has_text_layer).map(|p| p.page).collect();
+    // A page image under a one- or two-line text layer (a court stamp, a
+    // running header) is a page whose text is in the image.
+    let imaged = document.pages.iter().filter(|p| !p.has_text_layer || (p.has_figure && p.n_lines <= 2)).count();
     if document.lines.is_empty() && !without.is_empty() {
         format!(
             "the document has no text to read: {} of its {} page(s) are images without a text layer (scanned or rendered); this build reads no page images",
             without.len(),
+            document.pages.len()
+        )
+    } else if imaged * 2 >= document.pages.len().max(1) {
+        format!(
+            "no passages to read: {imaged} of the document's {} page(s) are images whose text layer holds at most a header line (scanned or rendered); this build reads no page images",
             document.pages.len()
         )
     } else {
@@ -735,6 +743,27 @@ mod tests {
         let generation =
             ExtractiveGenerator::new().generate(&q, &doc(&[("Hello", 1)]), &[], &mut trace).expect("generate");
         assert_eq!(generation.answer.feedback.warnings, vec!["no passages to read".to_owned()]);
+        // Page images under a one-line text layer (a court's filing stamp):
+        // the text is in the images.
+        let mut stamped = doc(&[("Case 2:18-cv-12857 Page 1 of 2", 1), ("Case 2:18-cv-12857 Page 2 of 2", 2)]);
+        stamped.pages = (1..=2)
+            .map(|page| PageInfo {
+                page,
+                n_lines: 1,
+                n_chars: 30,
+                has_text_layer: true,
+                n_images: 1,
+                n_vector_paths: 0,
+                has_figure: true,
+                figure_kind: Some("image".to_owned()),
+                decorative_image_hashes: Vec::new(),
+                width: 612.0,
+                height: 792.0,
+            })
+            .collect();
+        let generation = ExtractiveGenerator::new().generate(&q, &stamped, &[], &mut trace).expect("generate");
+        let warnings = generation.answer.feedback.warnings.join(" ");
+        assert!(warnings.contains("2 of the document's 2 page(s) are images"), "{warnings}");
     }
 
     /// A cash flow statement page: a header of years, the capex row (label
