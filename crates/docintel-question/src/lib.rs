@@ -662,7 +662,17 @@ impl RuleParser {
     /// [`classify::asked_phrase`]) and its constraints (see [`restrict`]).
     pub(crate) fn asked(&self, text: &str, language: Option<&str>) -> (Option<String>, Vec<String>) {
         let tokens = tokenize(text);
-        let focus = classify::asked_phrase(&tokens, text).map(|a| a.words.join(" ")).filter(|f| !f.is_empty());
+        // A year or period in the asked phrase ("the FY2018 capital
+        // expenditure") restricts the value; it is a constraint, not what
+        // the value is a value of.
+        let period = |w: &str| {
+            let digits = w.strip_prefix("fy").unwrap_or(w);
+            (digits.len() == 4 || (w.starts_with("fy") && digits.len() == 2))
+                && digits.bytes().all(|b| b.is_ascii_digit())
+        };
+        let focus = classify::asked_phrase(&tokens, text)
+            .map(|a| a.words.into_iter().filter(|w| !period(w)).collect::<Vec<_>>().join(" "))
+            .filter(|f| !f.is_empty());
         // The focus is what is asked, not a restriction on it ("COGS" in
         // "what is the FY2016 COGS"): its words are no constraint.
         let focus_words: Vec<String> =

@@ -227,6 +227,13 @@ fn a_document_part_named_as_where_to_look_is_no_constraint() {
 }
 
 #[test]
+fn a_period_in_the_asked_phrase_is_a_constraint_not_the_focus() {
+    let parsed = parse("What is the FY2018 capital expenditure amount for 3M?");
+    assert_eq!(parsed.generation.answer_focus.as_deref(), Some("capital expenditure amount"));
+    assert!(parsed.generation.constraints.iter().any(|c| c == "2018"), "{:?}", parsed.generation.constraints);
+}
+
+#[test]
 fn an_answer_asked_in_percent_is_a_percentage() {
     let parsed = parse("What is the FY2019 - FY2020 total revenue growth rate? Answer in units of percents.");
     assert_eq!(parsed.generation.format_constraints.get("unit").map(String::as_str), Some("percent"));
