@@ -702,6 +702,25 @@ mod tests {
     }
 
     #[test]
+    fn the_first_value_of_a_row_of_values_is_read_under_its_header() {
+        // Labels on one row, their values on the row below, the first value
+        // under the first label (an invoice's date block).
+        let document = doc_boxed(&[
+            ("Invoice Date:", [29.6, 583.5, 90.2, 593.8]),
+            ("Due Date:", [214.7, 583.5, 260.7, 593.8]),
+            ("Reference:", [399.7, 583.5, 449.5, 593.8]),
+            ("03/20/2023", [29.6, 568.2, 84.7, 578.4]),
+            ("04/04/2023", [214.7, 568.2, 269.7, 578.4]),
+            ("CUSTREF123", [399.7, 568.2, 461.8, 578.4]),
+        ]);
+        let q = question("What is the invoice date?", "date", &["invoice", "date"]);
+        let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+        assert!(feature_of(&candidates, "header_cov", "03/20/2023").is_some_and(|f| f > 0.5), "{candidates:?}");
+        let best = top(&q, &document, &page_passages(&document)).expect("a candidate");
+        assert_eq!(best.text, "03/20/2023", "{best:?}");
+    }
+
+    #[test]
     fn a_party_is_named_where_the_contract_defines_it() {
         let rows: &[(&str, u32)] = &[
             ("This Agreement is made between Equifax Inc., a Georgia corporation (“Equifax”), and", 1),

@@ -105,16 +105,23 @@ impl<'d> Tables<'d> {
 
     /// The place of `line` in its table: row label and column headers
     /// (`None` for a line that is no cell: alone on its row, or the row's
-    /// label itself). `is_value` tells a figure cell from words.
+    /// label itself; the first value of a row without a label is a cell).
+    /// `is_value` tells a figure cell from words.
     pub(crate) fn cell(&self, line: &Line, is_value: impl Fn(&Line) -> bool) -> Option<Cell<'d>> {
         let r = self.rows.iter().position(|row| row.pieces.iter().any(|p| p.line_id == line.line_id))?;
         let row = &self.rows[r];
-        if row.pieces.len() < 2 || row.pieces[0].line_id == line.line_id {
+        if row.pieces.len() < 2 {
             return None;
         }
         let first = row.pieces[0];
         let row_label =
             (!is_value(first) || first.text.chars().filter(|c| c.is_alphabetic()).count() >= 2).then_some(first);
+        // The row's label is no cell; a row of values only ("03/20/2023
+        // 04/04/2023 CUSTREF123" under "Invoice Date: Due Date: Reference:")
+        // has its first value under a header like the others.
+        if row_label.is_some() && first.line_id == line.line_id {
+            return None;
+        }
         let label_x0 = first.bbox.x0;
         let label_right = row_label.map_or(label_x0, |l| l.bbox.x1);
         let right = row.pieces.iter().map(|p| p.bbox.x1).fold(f32::MIN, f32::max);
