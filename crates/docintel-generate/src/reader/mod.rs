@@ -600,6 +600,9 @@ impl PassageReader<'_> {
         let asked = self.asked;
         let terms = &asked.terms;
         let row = rows[i];
+        if self.stats.is_page_number(row.page, &row.text) {
+            return None;
+        }
         let own = &facts[i];
         let text_kind = found.kind.group() == Group::Text;
         // The value's own words.

@@ -33,6 +33,9 @@ pub(crate) struct DocStats {
     page_text: Vec<(u32, String)>,
     /// Folded texts of the running lines.
     running: HashSet<String>,
+    /// The printed page numbers: (page, text) of a page's first or last
+    /// line that is only its number (see [`page_numbers`]).
+    page_numbers: HashSet<(u32, String)>,
 }
 
 impl DocStats {
@@ -61,7 +64,8 @@ impl DocStats {
             }
         }
         let running = line_pages.into_iter().filter(|(_, p)| p.len() >= RUNNING_MIN_PAGES).map(|(k, _)| k).collect();
-        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running }
+        let page_numbers = page_numbers(document);
+        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, page_numbers }
     }
 
     /// The document's facts, from the cache when it was seen before.
@@ -79,6 +83,12 @@ impl DocStats {
             cache.remove(0);
         }
         stats
+    }
+
+    /// Whether a line is its page's printed number ("6" at the foot of
+    /// page 6): never an answer.
+    pub(crate) fn is_page_number(&self, page: u32, text: &str) -> bool {
+        self.page_numbers.contains(&(page, text.trim().to_owned()))
     }
 
     /// On how many pages a (folded) word is.
@@ -151,4 +161,67 @@ pub(crate) fn spells(text: &str, acronym: &str) -> bool {
         }
         k == letters.len()
     })
+}
+
+/// Pages that agree on a printed page number's offset before it counts.
+const PAGE_NUMBER_MIN_PAGES: usize = 3;
+
+/// The printed page numbers of a document: a page's first or last line
+/// made of one whole number, where the number minus the page's index is
+/// the same on at least [`PAGE_NUMBER_MIN_PAGES`] pages (a front matter
+/// shifts the numbering; the shift is the same on every page).
+fn page_numbers(document: &ParsedDocument) -> HashSet<(u32, String)> {
+    let mut ends: Vec<(u32, &str, i64)> = Vec::new();
+    let mut start = 0;
+    while start < document.lines.len() {
+        let page = document.lines[start].page;
+        let end = start + document.lines[start..].iter().take_while(|l| l.page == page).count();
+        for line in [&document.lines[start], &document.lines[end - 1]] {
+            let text = line.text.trim();
+            if (1..=4).contains(&text.len())
+                && text.bytes().all(|b| b.is_ascii_digit())
+                && let Ok(number) = text.parse::<i64>()
+                && !ends.iter().any(|(p, t, _)| *p == page && *t == text)
+            {
+                ends.push((page, text, number - i64::from(page)));
+            }
+        }
+        start = end;
+    }
+    let mut offsets: HashMap<i64, usize> = HashMap::new();
+    for (_, _, offset) in &ends {
+        *offsets.entry(*offset).or_default() += 1;
+    }
+    ends.into_iter()
+        .filter(|(_, _, offset)| offsets.get(offset).is_some_and(|n| *n >= PAGE_NUMBER_MIN_PAGES))
+        .map(|(page, text, _)| (page, text.to_owned()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_numbers;
+    use crate::test_support::doc;
+
+    #[test]
+    fn printed_page_numbers_share_one_offset() {
+        // Front matter: page 3 prints 1, page 4 prints 2 ... ; a lone "3" in
+        // a table on page 2 is no page number.
+        let rows: &[(&str, u32)] = &[
+            ("Title", 1),
+            ("Contents", 2),
+            ("3", 2),
+            ("Introduction", 3),
+            ("1", 3),
+            ("Results", 4),
+            ("2", 4),
+            ("Discussion", 5),
+            ("3", 5),
+        ];
+        let numbers = page_numbers(&doc(rows));
+        for (page, text) in [(3, "1"), (4, "2"), (5, "3")] {
+            assert!(numbers.contains(&(page, text.to_owned())), "page {page}");
+        }
+        assert!(!numbers.contains(&(2, "3".to_owned())));
+    }
 }

@@ -306,7 +306,58 @@ fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberT
         .into_iter()
         .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
         .filter(|t| !t.opens_as_label(text))
+        .filter(|t| !names_a_part(text, t.start))
         .collect()
+}
+
+/// Words that a number after them names rather than counts: "Fig. 3",
+/// "Table 2", "Section 4", "Article 12", "page 36".
+const PART_NOUNS: &[&str] = &[
+    "fig",
+    "figure",
+    "figures",
+    "table",
+    "tables",
+    "tab",
+    "section",
+    "sections",
+    "sec",
+    "chapter",
+    "article",
+    "articles",
+    "item",
+    "note",
+    "notes",
+    "page",
+    "pages",
+    "p",
+    "pp",
+    "appendix",
+    "exhibit",
+    "schedule",
+    "annex",
+    "part",
+    "clause",
+    "step",
+    "paragraph",
+    "para",
+    "tableau",
+    "annexe",
+    "chapitre",
+    "abbildung",
+    "tabelle",
+    "abschnitt",
+    "anhang",
+];
+
+/// Whether the number at `start` of `text` names a part of the document
+/// ("Fig. 3. Steps for creating a Profile" is no count of 3).
+fn names_a_part(text: &str, start: usize) -> bool {
+    let before = text[..start].trim_end();
+    let before = before.strip_suffix('.').unwrap_or(before).trim_end();
+    let word: String =
+        before.chars().rev().take_while(|c| c.is_alphabetic()).collect::<Vec<_>>().into_iter().rev().collect();
+    !word.is_empty() && PART_NOUNS.contains(&word.to_lowercase().as_str())
 }
 
 /// Label cues of a kind, from the folded texts of a value's row and labels:
@@ -316,5 +367,21 @@ pub(crate) fn cues(kind: Kind, labels: &[(String, bool)], amount: &AmountIntent,
         Kind::Amount => amount::cues(labels, amount),
         Kind::Date => date::cues(labels, date),
         _ => (0.0, 0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_a_part;
+
+    #[test]
+    fn a_number_after_a_part_noun_names_the_part() {
+        let at = |text: &str, number: &str| names_a_part(text, text.find(number).expect("the number"));
+        assert!(at("Fig. 3. Steps for creating a Profile", "3"));
+        assert!(at("as shown in Table 2, the", "2"));
+        assert!(at("see page 36", "36"));
+        assert!(!at("we use 8 parallel attention layers", "8"));
+        assert!(!at("3 steps describe the Profile", "3"));
+        assert!(!at("Tables: 12", "12"), "a label and its count");
     }
 }
