@@ -721,6 +721,40 @@ mod tests {
     }
 
     #[test]
+    fn a_later_part_never_restates_an_earlier_answer() {
+        let rows: &[(&str, u32)] = &[
+            ("John Doe", 1),
+            ("linkedin.com/in/john-doe WORK EXPERIENCE ABC Company", 1),
+            ("Software Engineer", 1),
+            ("May 2023 - Present", 1),
+        ];
+        let mut q = question(
+            "Who is John Doe's current employer, and what is his title there?",
+            "organisation",
+            &["current", "employer", "title"],
+        );
+        q.generation.parts = vec![
+            docintel_schema::AskedPart {
+                question: "Who is John Doe's current employer?".to_owned(),
+                answer_type: "organisation".to_owned(),
+                answer_focus: Some("current employer".to_owned()),
+                constraints: Vec::new(),
+            },
+            docintel_schema::AskedPart {
+                question: "What is his title there?".to_owned(),
+                answer_type: "text".to_owned(),
+                answer_focus: Some("title".to_owned()),
+                constraints: Vec::new(),
+            },
+        ];
+        let document = doc(rows);
+        let generation = run(&q, &document, &page_passages(&document));
+        let texts: Vec<String> = generation.answer.items.iter().filter_map(|i| i.text.clone()).collect();
+        let employer = texts.iter().filter(|t| t.contains("ABC Company")).count();
+        assert!(employer <= 1, "the employer given once, not restated as the title: {texts:?}");
+    }
+
+    #[test]
     fn a_party_is_named_where_the_contract_defines_it() {
         let rows: &[(&str, u32)] = &[
             ("This Agreement is made between Equifax Inc., a Georgia corporation (“Equifax”), and", 1),

@@ -1201,9 +1201,9 @@ pub(crate) fn read(
         .iter()
         // The title of an identifier is the line it opens ("AC-2 Account
         // Management"), decided by the structure when the document has one.
-        .position(|c| c.missing.is_empty() && !taken.contains(&c.key) && c.features.heading > 0.0)
+        .position(|c| c.missing.is_empty() && !restates(c, taken) && c.features.heading > 0.0)
         .filter(|_| !asked.heading_of.is_empty())
-        .or_else(|| reading.candidates.iter().position(|c| c.missing.is_empty() && !taken.contains(&c.key)))
+        .or_else(|| reading.candidates.iter().position(|c| c.missing.is_empty() && !restates(c, taken)))
         // The person in full, when the best reading named them by surname.
         .map(|i| {
             let best = &reading.candidates[i];
@@ -1296,5 +1296,14 @@ fn has_scale_word(text: &str) -> bool {
             w.norm.as_str(),
             "thousand" | "thousands" | "million" | "millions" | "billion" | "billions" | "bn" | "mn" | "k"
         )
+    })
+}
+
+/// Whether a candidate gives a value an earlier part answered: the same
+/// value, or a passage of text that holds it ("linkedin.com/in/john-doe
+/// WORK EXPERIENCE ABC Company" after "ABC Company" answered the employer).
+fn restates(c: &Candidate, taken: &[String]) -> bool {
+    taken.iter().any(|t| {
+        c.key == *t || (c.kind == Kind::Text && !t.is_empty() && format!(" {} ", c.key).contains(&format!(" {t} ")))
     })
 }
