@@ -1150,6 +1150,7 @@ pub(crate) fn read(
         ));
         return reading;
     }
+    let mut guess: Option<usize> = None;
     // The confidence of a candidate: its log-odds and its margin over the
     // best other value with complete evidence.
     let confidence_of = |i: usize, candidates: &[Candidate]| {
@@ -1223,11 +1224,15 @@ pub(crate) fn read(
             reading.confidence = vec![confidence];
         } else {
             reading.refusal_confidence = Some(confidence);
+            guess = Some(i);
         }
     }
     if reading.chosen.is_empty() {
         let describe = asked.kind.describe();
-        reading.refusal = Some(match reading.candidates.first() {
+        // The best guess is the candidate whose confidence fell short, when
+        // one was weighed; else the best overall.
+        let best = guess.map_or(reading.candidates.first(), |i| reading.candidates.get(i));
+        reading.refusal = Some(match best {
             None => format!("no {describe} found in the {} passage(s) read", reading.passages_read),
             Some(best) if !best.missing.is_empty() => {
                 let lacking = reading.candidates.iter().take(5).flat_map(|c| c.missing.iter()).fold(
