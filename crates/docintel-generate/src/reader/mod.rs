@@ -1256,7 +1256,9 @@ pub(crate) fn read(
                 reading.passages_read,
                 truncate(&best.text, 80),
                 best.page,
-                reading.refusal_confidence.unwrap_or(best.probability),
+                // Rounded down: a confidence just under the threshold never
+                // reads as equal to it.
+                (reading.refusal_confidence.unwrap_or(best.probability) * 100.0).floor() / 100.0,
                 threshold
             ),
         });
