@@ -149,8 +149,9 @@ pub(crate) struct Distributed {
 
 impl DecomposeRules {
     /// The two questions a coordination inside one asked phrase stands for,
-    /// when the question is kept whole ([`DecompositionPattern::Unified`]):
-    /// each conjunct in the place of the pair. The conjuncts are read off
+    /// when the question does not split into questions of its own (see
+    /// [`DecomposeRules::decompose`]): each conjunct in the place of the
+    /// pair. The conjuncts are read off
     /// the words around the conjunction:
     /// - an article on the right: each side is its own noun phrase, "the
     ///   open seminar and the question-and-answer session";
