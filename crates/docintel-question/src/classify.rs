@@ -16,9 +16,10 @@ const AMOUNT_NOUNS: &[&str] = &[
     "tarifa", "tarifas", "cuota", "cuotas", "deducible", "franquicia", "saldo", "iva", "alquiler", "salario",
     "betrag", "beträge", "betrages", "preis", "preise", "kosten", "prämie", "prämien", "gebühr", "gebühren", "summe",
     "selbstbeteiligung", "miete", "gehalt", "steuer", "mwst", "сумма", "сумму", "суммы", "цена", "цену", "стоимость",
-    "премия", "взнос", "плата", "платёж", "платеж", "итого", "налог", "ндс",
+    "премия", "взнос", "плата", "платёж", "платеж", "итого", "налог", "ндс", "bedrag", "bedragen", "totaal",
+    "prijs", "prijzen", "btw", "korting", "huur", "salaris", "belasting", "premie", "tarief", "tarieven",
 ];
-const AMOUNT_SUFFIXES: &[&str] = &["betrag", "summe", "preis", "kosten", "gebühr", "prämie"];
+const AMOUNT_SUFFIXES: &[&str] = &["betrag", "summe", "preis", "kosten", "gebühr", "prämie", "bedrag", "prijs"];
 
 #[rustfmt::skip]
 const DATE_NOUNS: &[&str] = &[
@@ -351,7 +352,7 @@ fn head_noun_type<'a>(
 const WH: &[&str] = &[
     "what", "which", "who", "whom", "whose", "quel", "quelle", "quels", "quelles", "lequel", "laquelle", "qui",
     "welche", "welcher", "welches", "welchen", "welchem", "wer", "wen", "wat", "welk", "welke", "qué", "que", "cuál",
-    "cuáles", "cual", "quién", "quiénes",
+    "cuáles", "cual", "quién", "quiénes", "hoeveel",
 ];
 /// Imperatives that open the asked phrase ("Name the auditor").
 const ASK_VERBS: &[&str] = &["name", "list", "give", "state", "identify", "provide", "indicate", "nenne", "indiquez"];

@@ -41,7 +41,7 @@ impl DecomposeRules {
         let compile = |source: &str| Regex::new(source).expect("decompose regex compiles");
         DecomposeRules {
             conjunction_question: compile(&format!(
-                r"(?i)(?:,\s*|\s+)(?:and|et|y|und|и|а)\s+(?:also\s+|aussi\s+|auch\s+|también\s+)?((?:(?:{PREPOSITIONS})\s+)?(?:{QUESTION_WORDS}))\b"
+                r"(?i)(?:,\s*|\s+)(?:(?:and|et|y|und|и|а)\s+(?:also\s+|aussi\s+|auch\s+|también\s+)?((?:(?:{PREPOSITIONS})\s+)?(?:{QUESTION_WORDS}))|en\s+(wat|wie|welke|welk|hoeveel|wanneer|waar|hoe))\b"
             )),
             conditional: compile(
                 r"(?i)^[¿¡]?\s*(?:if|in\s+case|si|wenn|falls|если)\b([^,?]+),\s*(?:then\s+|alors\s+|dann\s+|entonces\s+|то\s+)?(.+)$",
@@ -90,7 +90,7 @@ impl DecomposeRules {
             let left = &text[start..m.start()];
             // The right side starts at its question word, or the preposition
             // before it.
-            let question_word_at = c.get(1).map_or(m.start(), |q| q.start());
+            let question_word_at = c.get(1).or_else(|| c.get(2)).map_or(m.start(), |q| q.start());
             let rest_end = self.conjunction_question.find(&text[m.end()..]).map_or(text.len(), |n| m.end() + n.start());
             if count_words(left) < MIN_WORDS || count_words(&text[question_word_at..rest_end]) < MIN_WORDS {
                 continue;
@@ -380,6 +380,14 @@ mod tests {
         check(
             "If the claim is late, what is the penalty?",
             (Conditional, &["If the claim is late", "What is the penalty?"]),
+        );
+    }
+
+    #[test]
+    fn dutch_split() {
+        check(
+            "Hoeveel BTW is er berekend, en wat is het totaalbedrag inclusief BTW?",
+            (Independent, &["Hoeveel BTW is er berekend?", "Wat is het totaalbedrag inclusief BTW?"]),
         );
     }
 
