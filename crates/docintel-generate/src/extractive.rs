@@ -608,18 +608,8 @@ mod tests {
             &["chief", "financial", "officer", "old"],
         );
         q.generation.parts = vec![
-            docintel_schema::AskedPart {
-                question: "Who is the chief financial officer?".to_owned(),
-                answer_type: "person".to_owned(),
-                answer_focus: Some("chief financial officer".to_owned()),
-                constraints: Vec::new(),
-            },
-            docintel_schema::AskedPart {
-                question: "How old is he?".to_owned(),
-                answer_type: "number".to_owned(),
-                answer_focus: None,
-                constraints: Vec::new(),
-            },
+            asked_part("Who is the chief financial officer?", "person", Some("chief financial officer")),
+            asked_part("How old is he?", "number", None),
         ];
         let document = doc(rows);
         let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
@@ -639,14 +629,10 @@ mod tests {
             "amount",
             &["research", "development", "expenses"],
         );
-        q.generation.parts = ["What were research expenses?", "What were development expenses?"]
-            .map(|text| docintel_schema::AskedPart {
-                question: text.to_owned(),
-                answer_type: "amount".to_owned(),
-                answer_focus: None,
-                constraints: Vec::new(),
-            })
-            .to_vec();
+        q.generation.parts = vec![
+            asked_part("What were research expenses?", "amount", None),
+            asked_part("What were development expenses?", "amount", None),
+        ];
         let document = doc(rows);
         let reads = |q: &ParsedQuestion| {
             let mut trace: Vec<TraceEvent> = Vec::new();
@@ -734,18 +720,8 @@ mod tests {
             &["current", "employer", "title"],
         );
         q.generation.parts = vec![
-            docintel_schema::AskedPart {
-                question: "Who is John Doe's current employer?".to_owned(),
-                answer_type: "organisation".to_owned(),
-                answer_focus: Some("current employer".to_owned()),
-                constraints: Vec::new(),
-            },
-            docintel_schema::AskedPart {
-                question: "What is his title there?".to_owned(),
-                answer_type: "text".to_owned(),
-                answer_focus: Some("title".to_owned()),
-                constraints: Vec::new(),
-            },
+            asked_part("Who is John Doe's current employer?", "organisation", Some("current employer")),
+            asked_part("What is his title there?", "text", Some("title")),
         ];
         let document = doc(rows);
         let generation = run(&q, &document, &page_passages(&document));
@@ -768,24 +744,28 @@ mod tests {
         assert_eq!(feature_of(&candidates, "defined", "American Arbitration Association"), Some(0.0));
     }
 
+    /// A page showing an image, under a text layer of `n_lines` lines
+    /// (none: no text layer at all).
+    fn image_page(page: u32, n_lines: u32) -> PageInfo {
+        PageInfo {
+            page,
+            n_lines,
+            n_chars: 30 * n_lines,
+            has_text_layer: n_lines > 0,
+            n_images: 1,
+            n_vector_paths: 0,
+            has_figure: true,
+            figure_kind: Some("image".to_owned()),
+            decorative_image_hashes: Vec::new(),
+            width: 612.0,
+            height: 792.0,
+        }
+    }
+
     #[test]
     fn a_document_without_text_says_why_nothing_was_read() {
         let mut document = doc(&[]);
-        document.pages = (1..=3)
-            .map(|page| PageInfo {
-                page,
-                n_lines: 0,
-                n_chars: 0,
-                has_text_layer: false,
-                n_images: 1,
-                n_vector_paths: 0,
-                has_figure: true,
-                figure_kind: Some("image".to_owned()),
-                decorative_image_hashes: Vec::new(),
-                width: 612.0,
-                height: 792.0,
-            })
-            .collect();
+        document.pages = (1..=3).map(|page| image_page(page, 0)).collect();
         let q = question("What is the size of the market?", "amount", &["market"]);
         let mut trace: Vec<TraceEvent> = Vec::new();
         let generation = ExtractiveGenerator::new().generate(&q, &document, &[], &mut trace).expect("generate");
@@ -799,21 +779,7 @@ mod tests {
         // Page images under a one-line text layer (a court's filing stamp):
         // the text is in the images.
         let mut stamped = doc(&[("Case 2:18-cv-12857 Page 1 of 2", 1), ("Case 2:18-cv-12857 Page 2 of 2", 2)]);
-        stamped.pages = (1..=2)
-            .map(|page| PageInfo {
-                page,
-                n_lines: 1,
-                n_chars: 30,
-                has_text_layer: true,
-                n_images: 1,
-                n_vector_paths: 0,
-                has_figure: true,
-                figure_kind: Some("image".to_owned()),
-                decorative_image_hashes: Vec::new(),
-                width: 612.0,
-                height: 792.0,
-            })
-            .collect();
+        stamped.pages = (1..=2).map(|page| image_page(page, 1)).collect();
         let generation = ExtractiveGenerator::new().generate(&q, &stamped, &[], &mut trace).expect("generate");
         let warnings = generation.answer.feedback.warnings.join(" ");
         assert!(warnings.contains("2 of the document's 2 page(s) are images"), "{warnings}");
@@ -904,6 +870,16 @@ mod tests {
         q.answer_type = answer_type.to_owned();
         q.keywords = keywords.iter().map(|k| Keyword::direct(*k)).collect();
         q
+    }
+
+    /// One part of a compound question, without constraints.
+    fn asked_part(question: &str, answer_type: &str, focus: Option<&str>) -> docintel_schema::AskedPart {
+        docintel_schema::AskedPart {
+            question: question.to_owned(),
+            answer_type: answer_type.to_owned(),
+            answer_focus: focus.map(str::to_owned),
+            constraints: Vec::new(),
+        }
     }
 
     fn run(q: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> Generation {
