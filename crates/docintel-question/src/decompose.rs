@@ -15,8 +15,9 @@ wann|wo|wie|welche|welcher|welches|warum|wer|\
 
 /// Prepositions that may open the second question ("..., and IN how many
 /// countries", "and SINCE what year", "and AT what price").
-const PREPOSITIONS: &str = "in|on|at|by|for|from|since|under|to|with|within|after|before|until|into|of|through|\
-dans|en|à|par|pour|depuis|sous|avec|avant|après|jusqu'à|in|seit|bis|mit|unter|für|ab|vor|nach|en|desde|hasta|con|bajo";
+const PREPOSITIONS: &str = "in|on|at|by|for|from|since|under|to|with|within|after|before|until|into|of|through|during|\
+dans|en|à|par|pour|depuis|sous|avec|avant|après|jusqu'à|pendant|durant|in|seit|bis|mit|unter|für|ab|vor|nach|während|\
+en|desde|hasta|con|bajo|durante";
 
 /// Articles that may sit between a conjunction and its noun ("the exclusions and the limits").
 const ARTICLES: &[&str] = &["the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "der", "die", "das", "den"];
@@ -380,6 +381,20 @@ mod tests {
         check(
             "If the claim is late, what is the penalty?",
             (Conditional, &["If the claim is late", "What is the penalty?"]),
+        );
+    }
+
+    #[test]
+    fn a_preposition_of_time_opens_the_second_question() {
+        check(
+            "Au-delà de quelle part du revenu, et pendant combien de temps, la reprise suspend-elle les indemnités ?",
+            (
+                Independent,
+                &[
+                    "Au-delà de quelle part du revenu?",
+                    "Pendant combien de temps, la reprise suspend-elle les indemnités ?",
+                ],
+            ),
         );
     }
 
