@@ -635,9 +635,7 @@ mod tests {
         ];
         let document = doc(rows);
         let reads = |q: &ParsedQuestion| {
-            let mut trace: Vec<TraceEvent> = Vec::new();
-            ExtractiveGenerator::new().generate(q, &document, &page_passages(&document), &mut trace).unwrap();
-            trace.iter().filter(|e| e.step == "read").count()
+            traced(q, &document, &page_passages(&document)).1.iter().filter(|e| e.step == "read").count()
         };
         q.generation.coordination = Some("record and development".to_owned());
         assert_eq!(reads(&q), 2, "a pair the document does not print: two parts");
@@ -675,10 +673,7 @@ mod tests {
         let mut q = question("What are the related controls of AT-7?", "text", &["related", "controls", "AT-7"]);
         q.answer_shape = AnswerShape::Listing;
         let document = doc(rows);
-        let read = |q: &ParsedQuestion| {
-            let mut trace: Vec<TraceEvent> = Vec::new();
-            ExtractiveGenerator::new().generate(q, &document, &page_passages(&document), &mut trace).unwrap()
-        };
+        let read = |q: &ParsedQuestion| traced(q, &document, &page_passages(&document)).0;
         let listed = read(&q);
         assert!(listed.answer.feedback.answer_found, "without the constraint the label's list answers");
         q.generation.constraints = vec!["AT-7".to_owned()];
@@ -882,9 +877,15 @@ mod tests {
         }
     }
 
-    fn run(q: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> Generation {
+    /// The generation and its trace.
+    fn traced(q: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> (Generation, Vec<TraceEvent>) {
         let mut trace: Vec<TraceEvent> = Vec::new();
         let generation = ExtractiveGenerator::new().generate(q, document, passages, &mut trace).expect("generate");
+        (generation, trace)
+    }
+
+    fn run(q: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> Generation {
+        let (generation, trace) = traced(q, document, passages);
         // One reading event per part of the question.
         assert_eq!(trace.iter().filter(|e| e.step == "read").count(), q.generation.parts.len().max(1));
         let problems = verify_citations(&generation.answer, document, &generation.passages_shown);

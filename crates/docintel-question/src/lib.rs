@@ -471,12 +471,14 @@ impl RuleParser {
             }
             _ => (Vec::new(), None),
         };
-        let asked_parts = if distributed.is_empty() { &decomposition.sub_questions } else { &distributed };
-        let parts: Vec<AskedPart> = if matches!(
-            decomposition.pattern,
-            DecompositionPattern::Independent | DecompositionPattern::Unified | DecompositionPattern::Single
-        ) && asked_parts.len() >= 2
-        {
+        let asked_parts: &[String] = if !distributed.is_empty() {
+            &distributed
+        } else if decomposition.pattern == DecompositionPattern::Independent {
+            &decomposition.sub_questions
+        } else {
+            &[]
+        };
+        let parts: Vec<AskedPart> = if asked_parts.len() >= 2 {
             asked_parts
                 .iter()
                 .map(|q| {
@@ -665,13 +667,8 @@ impl RuleParser {
         // A year or period in the asked phrase ("the FY2018 capital
         // expenditure") restricts the value; it is a constraint, not what
         // the value is a value of.
-        let period = |w: &str| {
-            let digits = w.strip_prefix("fy").unwrap_or(w);
-            (digits.len() == 4 || (w.starts_with("fy") && digits.len() == 2))
-                && digits.bytes().all(|b| b.is_ascii_digit())
-        };
         let focus = classify::asked_phrase(&tokens, text)
-            .map(|a| a.words.into_iter().filter(|w| !period(w)).collect::<Vec<_>>().join(" "))
+            .map(|a| a.words.into_iter().filter(|w| restrict::year_of(w).is_none()).collect::<Vec<_>>().join(" "))
             .filter(|f| !f.is_empty());
         // The focus is what is asked, not a restriction on it ("COGS" in
         // "what is the FY2016 COGS"): its words are no constraint.

@@ -114,7 +114,9 @@ fn is_hyphenated_code(word: &str) -> bool {
     }
 }
 
-fn year_of(word: &str) -> Option<String> {
+/// The year a word writes (`2019`, `FY2019` → `2019`), between 1900 and
+/// 2099.
+pub(crate) fn year_of(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
     let digits = lower.strip_prefix("fy").unwrap_or(&lower);
     (digits.len() == 4 && digits.starts_with(['1', '2']) && digits.bytes().all(|b| b.is_ascii_digit()))

@@ -105,33 +105,31 @@ const SPELLINGS: [(&str, &str); 12] = [
 /// Fewest letters before a spelling ending ("organ-ise", not "ra-ise").
 const SPELLING_STEM: usize = 4;
 
+/// `word` with its ending `from` replaced by `to`, when a stem of at least
+/// [`SPELLING_STEM`] lower-case letters is left.
+fn swap_ending(word: &str, from: &str, to: &str) -> Option<String> {
+    word.strip_suffix(from)
+        .filter(|stem| stem.len() >= SPELLING_STEM && stem.bytes().all(|b| b.is_ascii_lowercase()))
+        .map(|stem| format!("{stem}{to}"))
+}
+
 /// The other spelling of a lower-case English word written with an
 /// -ise/-ize or -yse/-yze ending: "hospitalisation" ↔ "hospitalization".
 /// `None` for other words. A word that has only one spelling ("premise")
 /// gets a form no document writes, which never matches.
 pub fn other_spelling(word: &str) -> Option<String> {
-    if !word.bytes().all(|b| b.is_ascii_lowercase()) {
-        return None;
-    }
     SPELLINGS.iter().find_map(|(british, american)| {
-        let swap = |from: &str, to: &str| {
-            word.strip_suffix(from).filter(|stem| stem.len() >= SPELLING_STEM).map(|stem| format!("{stem}{to}"))
-        };
-        swap(british, american).or_else(|| swap(american, british))
+        swap_ending(word, british, american).or_else(|| swap_ending(word, american, british))
     })
 }
 
 /// A lower-case word in its American spelling (see [`other_spelling`]):
 /// the form in which the reader compares words.
 pub fn american_spelling(word: &str) -> std::borrow::Cow<'_, str> {
-    match SPELLINGS.iter().find_map(|(british, american)| {
-        word.strip_suffix(british)
-            .filter(|stem| stem.len() >= SPELLING_STEM && stem.bytes().all(|b| b.is_ascii_lowercase()))
-            .map(|stem| format!("{stem}{american}"))
-    }) {
-        Some(american) => std::borrow::Cow::Owned(american),
-        None => std::borrow::Cow::Borrowed(word),
-    }
+    SPELLINGS
+        .iter()
+        .find_map(|(british, american)| swap_ending(word, british, american))
+        .map_or(std::borrow::Cow::Borrowed(word), std::borrow::Cow::Owned)
 }
 
 /// The comparison form used to verify quotes: [`normalize`] with every

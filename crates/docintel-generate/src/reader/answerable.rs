@@ -59,8 +59,9 @@ pub(crate) fn is_caption(text: &str) -> bool {
         .iter()
         .find_map(|name| lower.strip_prefix(name))
         .map(str::trim_start);
-    rest.is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-'))
-        && rest.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    rest.is_some_and(|r| {
+        r.starts_with(|c: char| c.is_ascii_digit()) && r.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    })
 }
 
 /// The sides of a coordination in a constraint, folded: "Python and
@@ -250,9 +251,8 @@ mod tests {
 
     #[test]
     fn a_coordination_holds_where_each_side_does() {
-        let sides = conjuncts;
-        assert_eq!(sides("President and CEO"), [("president".to_owned(), false), ("ceo".to_owned(), true)]);
-        assert_eq!(sides("Python and PyTorch"), [("python".to_owned(), false), ("pytorch".to_owned(), false)]);
+        assert_eq!(conjuncts("President and CEO"), [("president".to_owned(), false), ("ceo".to_owned(), true)]);
+        assert_eq!(conjuncts("Python and PyTorch"), [("python".to_owned(), false), ("pytorch".to_owned(), false)]);
         assert!(conjuncts("Plan B").is_empty());
         assert!(conjuncts("Bath and").is_empty());
     }

@@ -684,7 +684,7 @@ impl PassageReader<'_> {
         let mut found = found;
         if let AnswerValue::Amount(a) = &mut found.value
             && a.unit.is_some()
-            && !has_scale_word(&found.text)
+            && !amount::find_amounts(&found.text).first().is_some_and(|t| t.unit.is_some())
             && (per_share(&row.text)
                 || labels.iter().any(|l| per_share(&l.text))
                 || statement::label_of(layout, row, found.start).is_some_and(|l| per_share(&l)))
@@ -1294,16 +1294,6 @@ fn per_share(text: &str) -> bool {
         && words.iter().enumerate().any(|(k, w)| {
             w == "per" && words[k + 1..].iter().take(3).any(|n| n == "share" || n == "shares" || n == "unit")
         })
-}
-
-/// Whether an amount as written carries its own scale word ("$1.2 million").
-fn has_scale_word(text: &str) -> bool {
-    words_of(text).iter().any(|w| {
-        matches!(
-            w.norm.as_str(),
-            "thousand" | "thousands" | "million" | "millions" | "billion" | "billions" | "bn" | "mn" | "k"
-        )
-    })
 }
 
 /// Whether a candidate gives a value an earlier part answered: the same

@@ -88,7 +88,8 @@ impl DocStats {
     /// Whether a line is its page's printed number ("6" at the foot of
     /// page 6): never an answer.
     pub(crate) fn is_page_number(&self, page: u32, text: &str) -> bool {
-        self.page_numbers.contains(&(page, text.trim().to_owned()))
+        let text = text.trim();
+        is_page_number_text(text) && self.page_numbers.contains(&(page, text.to_owned()))
     }
 
     /// On how many pages a (folded) word is.
@@ -163,6 +164,11 @@ pub(crate) fn spells(text: &str, acronym: &str) -> bool {
     })
 }
 
+/// A line that could be a printed page number: one to four digits.
+fn is_page_number_text(text: &str) -> bool {
+    (1..=4).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Pages that agree on a printed page number's offset before it counts.
 const PAGE_NUMBER_MIN_PAGES: usize = 3;
 
@@ -172,21 +178,17 @@ const PAGE_NUMBER_MIN_PAGES: usize = 3;
 /// shifts the numbering; the shift is the same on every page).
 fn page_numbers(document: &ParsedDocument) -> HashSet<(u32, String)> {
     let mut ends: Vec<(u32, &str, i64)> = Vec::new();
-    let mut start = 0;
-    while start < document.lines.len() {
-        let page = document.lines[start].page;
-        let end = start + document.lines[start..].iter().take_while(|l| l.page == page).count();
-        for line in [&document.lines[start], &document.lines[end - 1]] {
+    for lines in document.lines.chunk_by(|a, b| a.page == b.page) {
+        let (first, last) = (&lines[0], &lines[lines.len() - 1]);
+        let page_ends = if lines.len() == 1 { vec![first] } else { vec![first, last] };
+        for line in page_ends {
             let text = line.text.trim();
-            if (1..=4).contains(&text.len())
-                && text.bytes().all(|b| b.is_ascii_digit())
+            if is_page_number_text(text)
                 && let Ok(number) = text.parse::<i64>()
-                && !ends.iter().any(|(p, t, _)| *p == page && *t == text)
             {
-                ends.push((page, text, number - i64::from(page)));
+                ends.push((line.page, text, number - i64::from(line.page)));
             }
         }
-        start = end;
     }
     let mut offsets: HashMap<i64, usize> = HashMap::new();
     for (_, _, offset) in &ends {
