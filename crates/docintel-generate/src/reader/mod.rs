@@ -684,7 +684,7 @@ impl PassageReader<'_> {
         let mut found = found;
         if let AnswerValue::Amount(a) = &mut found.value
             && a.unit.is_some()
-            && !amount::find_amounts(&found.text).first().is_some_and(|t| t.unit.is_some())
+            && amount::find_amounts(&found.text).first().is_none_or(|t| t.unit.is_none())
             && (per_share(&row.text)
                 || labels.iter().any(|l| per_share(&l.text))
                 || statement::label_of(layout, row, found.start).is_some_and(|l| per_share(&l)))
