@@ -394,6 +394,64 @@ const MEANING_VERBS: &[&str] = &["mean", "stand", "refer", "signify", "indicate"
 /// Nouns that say only "the value of": the phrase continues into their
 /// complement ("the name of the chief executive officer").
 const GENERIC_HEADS: &[&str] = &["name", "names", "nom", "noms", "nombre", "naam", "title", "identity", "identité"];
+/// Heads that name a measure of their complement, not a thing of their own:
+/// "what PERCENTAGE of the workforce", "the NUMBER of employees", "quelle
+/// POURCENTAGE du chiffre d'affaires". The answer type reads them; the focus is the
+/// complement, the words a passage prints next to the value.
+const MEASURE_HEADS: &[&str] = &[
+    "percentage",
+    "percent",
+    "share",
+    "proportion",
+    "portion",
+    "fraction",
+    "number",
+    "amount",
+    "pourcentage",
+    "nombre",
+    "montant",
+    "anteil",
+    "prozentsatz",
+    "anzahl",
+    "betrag",
+    "aandeel",
+    "aantal",
+    "bedrag",
+    "porcentaje",
+    "cantidad",
+    "número",
+];
+/// Words that qualify a measure without naming another thing: "the TOTAL
+/// number of", "the MAXIMUM amount of".
+const MEASURE_QUALIFIERS: &[&str] = &[
+    "total",
+    "maximum",
+    "minimum",
+    "max",
+    "min",
+    "average",
+    "mean",
+    "overall",
+    "approximate",
+    "exact",
+    "combined",
+    "estimated",
+    "highest",
+    "lowest",
+    "largest",
+    "smallest",
+    "greatest",
+    "aggregate",
+    "cumulative",
+];
+
+/// Whether `phrase` is a measure head after nothing but its qualifiers ("the
+/// total number", not "the order number").
+fn measure_of(phrase: &[String]) -> bool {
+    phrase.last().is_some_and(|head| MEASURE_HEADS.contains(&head.as_str()))
+        && phrase[..phrase.len() - 1].iter().all(|w| MEASURE_QUALIFIERS.contains(&w.as_str()))
+}
+
 /// Words that end the phrase: auxiliaries, prepositions, conjunctions.
 const PHRASE_END: &[&str] = &[
     "is", "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will",
@@ -494,10 +552,16 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         }
         if PHRASE_END.contains(&word.as_str()) {
             if !phrase.is_empty()
-                && GENERIC_HEADS.contains(&phrase[phrase.len() - 1].as_str())
                 && matches!(word.as_str(), "of" | "de" | "du" | "des" | "von" | "van" | "del")
+                && (GENERIC_HEADS.contains(&phrase[phrase.len() - 1].as_str()) || measure_of(&phrase))
             {
-                phrase.clear();
+                // "the maximum number of residents": the measure's own
+                // qualifiers stay, the head gives way to its complement.
+                if measure_of(&phrase) {
+                    phrase.pop();
+                } else {
+                    phrase.clear();
+                }
                 i += 1;
                 while i < words.len() && LEAD.contains(&words[i].as_str()) {
                     i += 1;
@@ -689,6 +753,17 @@ mod tests {
         assert_eq!(phrase("Which state's law governs?").as_deref(), Some("state"));
         assert_eq!(phrase("What were General Mills' diluted earnings per share?").as_deref(), Some("diluted earnings"));
         assert_eq!(phrase("How is the premium calculated?"), None);
+        // A measure of something asks for the value of that thing.
+        assert_eq!(
+            phrase("What percentage of Lockheed Martin's workforce was based in the United States?").as_deref(),
+            Some("workforce")
+        );
+        assert_eq!(phrase("What is the total number of employees?").as_deref(), Some("total employees"));
+        assert_eq!(phrase("What is the order number of this datasheet?").as_deref(), Some("order number"));
+        assert_eq!(
+            phrase("Quel pourcentage du chiffre d'affaires est réalisé en France ?").as_deref(),
+            Some("chiffre d affaires")
+        );
         assert_eq!(phrase("The total, please."), None);
     }
 
