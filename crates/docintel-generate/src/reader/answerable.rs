@@ -210,11 +210,11 @@ fn is_acronym(text: &str) -> bool {
 
 /// Whether `constraint` is in `evidence` (folded texts, each one line or
 /// label).
+///
+/// A mention under a negating prefix is not the constraint: "non-U.S.
+/// sales" are not U.S. sales, a "non-GAAP" figure is not the GAAP one.
 pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
-    let holds = |phrase: &str| {
-        let needle = format!(" {phrase} ");
-        evidence.iter().any(|e| format!(" {e} ").contains(&needle) || plural_match(e, phrase))
-    };
+    let holds = |phrase: &str| evidence.iter().any(|e| affirms(e, phrase) || plural_match(e, phrase));
     holds(&constraint.folded)
         || (!constraint.conjuncts.is_empty()
             && constraint
@@ -223,21 +223,36 @@ pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
                 .all(|(side, acronym)| holds(side) || (*acronym && evidence.iter().any(|e| spells(e, side)))))
 }
 
-/// `Japanese` in `... japanese ...`, allowing a final `s` on either side.
+/// Words that negate the term they prefix ("non-U.S.", "non GAAP").
+const NEGATING: &[&str] = &["non"];
+
+/// Whether folded `evidence` holds the folded `phrase` at least once other
+/// than under a negating prefix.
+fn affirms(evidence: &str, phrase: &str) -> bool {
+    let text = format!(" {evidence} ");
+    let needle = format!(" {phrase} ");
+    text.match_indices(&needle).any(|(at, _)| !NEGATING.iter().any(|n| text[..=at].ends_with(&format!(" {n} "))))
+}
+
+/// `Japanese` in `... japanese ...`, allowing a final `s` on either side,
+/// not under a negating prefix.
 fn plural_match(evidence: &str, folded: &str) -> bool {
     if folded.contains(' ') {
         return false;
     }
-    words_of(evidence).iter().any(|w| {
-        w.norm == folded
+    let words = words_of(evidence);
+    words.iter().enumerate().any(|(i, w)| {
+        (w.norm == folded
             || w.norm.strip_suffix('s').is_some_and(|s| s == folded)
-            || folded.strip_suffix('s').is_some_and(|s| s == w.norm)
+            || folded.strip_suffix('s').is_some_and(|s| s == w.norm))
+            && !(i > 0 && NEGATING.contains(&words[i - 1].norm.as_str()))
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{conjuncts, is_caption, is_person_name};
+    use super::super::evidence::folded;
+    use super::{Constraint, conjuncts, found_in, is_caption, is_person_name};
 
     #[test]
     fn captions_are_told_from_other_constraints() {
@@ -255,6 +270,26 @@ mod tests {
         assert_eq!(conjuncts("Python and PyTorch"), [("python".to_owned(), false), ("pytorch".to_owned(), false)]);
         assert!(conjuncts("Plan B").is_empty());
         assert!(conjuncts("Bath and").is_empty());
+    }
+
+    #[test]
+    fn a_negated_mention_is_not_the_constraint() {
+        let us = Constraint {
+            text: "U.S".to_owned(),
+            folded: folded("U.S"),
+            in_document: true,
+            names_document: false,
+            local: false,
+            conjuncts: Vec::new(),
+            caption_pages: Vec::new(),
+        };
+        let line = |t: &str| vec![folded(t)];
+        assert!(!found_in(&us, &line("non-U.S. NIKE Brand and Converse sales accounted for 58%")));
+        assert!(found_in(&us, &line("U.S. and non-U.S. sales")));
+        assert!(found_in(&us, &line("sales in the U.S. accounted for 42%")));
+        let gaap = Constraint { text: "GAAP".to_owned(), folded: folded("GAAP"), ..us.clone() };
+        assert!(!found_in(&gaap, &line("Non-GAAP earnings per share")));
+        assert!(found_in(&gaap, &line("GAAP earnings per share")));
     }
 
     #[test]
