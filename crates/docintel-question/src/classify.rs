@@ -452,6 +452,12 @@ fn measure_of(phrase: &[String]) -> bool {
         && phrase[..phrase.len() - 1].iter().all(|w| MEASURE_QUALIFIERS.contains(&w.as_str()))
 }
 
+/// English verbs whose past tense does not end in -ed.
+const IRREGULAR_PAST: &[&str] = &[
+    "came", "went", "made", "took", "gave", "got", "grew", "fell", "rose", "led", "left", "spent", "sold", "bought",
+    "brought", "kept", "won", "lost", "began", "became", "drove", "paid", "held", "saw", "told", "said", "ran", "met",
+];
+
 /// Words that end the phrase: auxiliaries, prepositions, conjunctions.
 const PHRASE_END: &[&str] = &[
     "is", "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will",
@@ -573,8 +579,15 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         // A past participle ends it ("the premium CALCULATED"), and so does a
         // verb in -s or -ed before its object ("which temperature GIVES
         // ChatGPT the ...", "which step TAKES the most").
+        // A word joined to the one before by a hyphen is part of it ("the
+        // U.S.-BASED employees"); an irregular past tense ends it like a
+        // participle ("total revenues CAME from").
         let wordy = phrase.iter().any(|w| w.chars().all(char::is_alphabetic));
-        if wordy && word.len() >= 4 && word.ends_with("ed") {
+        let hyphenated = i > 0 && text[tokens[i - 1].end..tokens[i].start].trim_start_matches('.') == "-";
+        if wordy
+            && !hyphenated
+            && ((word.len() >= 4 && word.ends_with("ed")) || IRREGULAR_PAST.contains(&word.as_str()))
+        {
             break;
         }
         let object_follows = tokens.get(i + 1).is_some_and(|next| {
@@ -588,7 +601,7 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
             break;
         }
         let gap = &text[tokens[i - 1].end..tokens[i].start];
-        let gap_ok = phrase.is_empty() || gap.chars().all(char::is_whitespace);
+        let gap_ok = phrase.is_empty() || gap.chars().all(char::is_whitespace) || hyphenated;
         let after_possessive = i >= 2 && words[i - 1] == "s";
         let apostrophe_gap = gap.trim_start_matches(['\'', '’']).chars().all(char::is_whitespace) || gap.trim() == "&";
         if !(gap_ok || after_possessive || apostrophe_gap) {
@@ -760,6 +773,11 @@ mod tests {
         );
         assert_eq!(phrase("What is the total number of employees?").as_deref(), Some("total employees"));
         assert_eq!(phrase("What is the order number of this datasheet?").as_deref(), Some("order number"));
+        assert_eq!(
+            phrase("What percentage of NIKE's total revenues came from U.S. sales?").as_deref(),
+            Some("total revenues")
+        );
+        assert_eq!(phrase("What share of the U.S.-based employees are women?").as_deref(), Some("u.s based employees"));
         assert_eq!(
             phrase("Quel pourcentage du chiffre d'affaires est réalisé en France ?").as_deref(),
             Some("chiffre d affaires")
