@@ -26,6 +26,7 @@ pub(crate) mod features;
 pub(crate) mod kinds;
 
 pub(crate) mod model;
+mod respective;
 pub(crate) mod stats;
 
 use std::collections::BTreeMap;
@@ -68,6 +69,20 @@ const ANAPHORS: &[&str] = &[
 ];
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
+
+/// The year a constraint names, when it names nothing else ("2019",
+/// "fiscal 2019", "FY2019").
+fn restrict_year(folded: &str) -> Option<u32> {
+    let mut year = None;
+    for word in folded.split_whitespace() {
+        match word.parse::<u32>() {
+            Ok(y) if (1950..2100).contains(&y) && year.is_none() => year = Some(y),
+            _ if matches!(word, "fiscal" | "fy" | "year" | "calendar") => {}
+            _ => return None,
+        }
+    }
+    year
+}
 
 /// One asked question (or part of a compound one), ready to read.
 #[derive(Debug, Clone)]
@@ -915,6 +930,19 @@ impl PassageReader<'_> {
         if has_next {
             near.push(facts[next_index].folded.clone());
         }
+        // A row that pairs its figures with years ("34%, 31% and 31% ... in
+        // 2017, 2018 and 2019") gives this one for its own year only.
+        let row_year =
+            if matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) && found.last_row == i {
+                respective::year_of(&row.text, found.start, found.end)
+            } else {
+                None
+            };
+        let mut asked_years = asked.constraints.iter().filter(|c| restrict_year(&c.folded).is_some());
+        let other_year = match (row_year, asked_years.next(), asked_years.next()) {
+            (Some(year), Some(c), None) => (restrict_year(&c.folded) != Some(year)).then(|| c.text.clone()),
+            _ => None,
+        };
         let missing: Vec<String> = asked
             .constraints
             .iter()
@@ -922,6 +950,7 @@ impl PassageReader<'_> {
                 !c.names_document
                     && !c.caption_pages.contains(&passage.page)
                     && !answerable::found_in(c, if c.local { &near } else { &evidence })
+                    || other_year.as_ref() == Some(&c.text)
             })
             .map(|c| c.text.clone())
             .collect();
