@@ -492,6 +492,11 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         if !words.get(start + 1).is_some_and(|w| HOW_MEASURES.contains(&w.as_str())) {
             return None;
         }
+        // "How old was he?" asks an age, the word a document prints by it
+        // (an "Age" column, "age 56"); who is aged is a keyword, not the focus.
+        if words[start + 1] == "old" {
+            return Some(AskedPhrase { words: vec!["age".to_owned()], who });
+        }
         start += 1;
     }
     // "Nike's", and the plural "General Mills'" (not a French clitic: the
@@ -766,6 +771,7 @@ mod tests {
         assert_eq!(phrase("Which state's law governs?").as_deref(), Some("state"));
         assert_eq!(phrase("What were General Mills' diluted earnings per share?").as_deref(), Some("diluted earnings"));
         assert_eq!(phrase("How is the premium calculated?"), None);
+        assert_eq!(phrase("How old was he as of January 2020?").as_deref(), Some("age"));
         // A measure of something asks for the value of that thing.
         assert_eq!(
             phrase("What percentage of Lockheed Martin's workforce was based in the United States?").as_deref(),

@@ -301,6 +301,16 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             i += if possessive(i) { 2 } else { 1 };
             continue;
         }
+        // A negated name stays negated: "non-U.S. sales" restricts to
+        // what is not U.S., the opposite of "U.S.".
+        if let Some((prefix, rest)) = word.split_once('-')
+            && prefix.eq_ignore_ascii_case("non")
+            && is_name_like(rest)
+        {
+            push(word.to_owned(), &mut out);
+            i += if possessive(i) { 2 } else { 1 };
+            continue;
+        }
         // A hyphenated word stands alone: its capitalised parts
         // ("English-to-Japanese", "BTW-nummer").
         if word.contains('-') {
@@ -402,5 +412,7 @@ mod tests {
         check("On page 19 of the PDF, what diluted earnings per share is shown for 2014?", &["2014"]);
         check("What is the FY2016 COGS for Microsoft?", &["2016", "COGS", "Microsoft"]);
         check("Who funds the Centers for Disease Control?", &["Centers", "Disease Control"]);
+        check("What share of revenues came from non-U.S. sales in fiscal 2019?", &["non-U.S", "2019"]);
+        check("What was non-GAAP EPS?", &["non-GAAP", "EPS"]);
     }
 }
