@@ -456,18 +456,127 @@ fn measure_of(phrase: &[String]) -> bool {
 const IRREGULAR_PAST: &[&str] = &[
     "came", "went", "made", "took", "gave", "got", "grew", "fell", "rose", "led", "left", "spent", "sold", "bought",
     "brought", "kept", "won", "lost", "began", "became", "drove", "paid", "held", "saw", "told", "said", "ran", "met",
+    "wrote", "chose", "built", "heard", "sent", "oversaw",
 ];
 
 /// Words that end the phrase: auxiliaries, prepositions, conjunctions.
 const PHRASE_END: &[&str] = &[
-    "is", "are", "was", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can", "could", "will",
-    "would", "shall", "should", "may", "might", "must", "of", "for", "in", "on", "at", "by", "to", "from", "with",
-    "under", "between", "during", "as", "than", "and", "or", "that", "which", "who", "whom", "when", "where", "if",
-    "est", "sont", "a", "ont", "de", "du", "des", "pour", "dans", "sur", "à", "au", "aux", "par", "en", "et", "ou",
-    "ist", "sind", "hat", "von", "für", "im", "mit", "und", "oder", "van", "voor", "op", "bij", "en", "es", "son",
-    "para", "por", "con", "y", "del", "did", "does", "doe", "heeft", "wird", "werden", "per", "faut", "doit", "peut",
-    "doivent", "after", "before", "until", "since", "within", "into", "over", "about", "through", "upon", "back",
-    "ago", "après", "avant", "nach", "vor", "na", "voor",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "do",
+    "does",
+    "did",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "shall",
+    "should",
+    "may",
+    "might",
+    "must",
+    "of",
+    "for",
+    "in",
+    "on",
+    "at",
+    "by",
+    "to",
+    "from",
+    "with",
+    "under",
+    "between",
+    "during",
+    "as",
+    "than",
+    "and",
+    "or",
+    "that",
+    "which",
+    "who",
+    "whom",
+    "when",
+    "where",
+    "if",
+    "est",
+    "sont",
+    "a",
+    "ont",
+    "de",
+    "du",
+    "des",
+    "pour",
+    "dans",
+    "sur",
+    "à",
+    "au",
+    "aux",
+    "par",
+    "en",
+    "et",
+    "ou",
+    "ist",
+    "sind",
+    "hat",
+    "von",
+    "für",
+    "im",
+    "mit",
+    "und",
+    "oder",
+    "van",
+    "voor",
+    "op",
+    "bij",
+    "en",
+    "es",
+    "son",
+    "para",
+    "por",
+    "con",
+    "y",
+    "del",
+    "did",
+    "does",
+    "doe",
+    "heeft",
+    "wird",
+    "werden",
+    "per",
+    "faut",
+    "doit",
+    "peut",
+    "doivent",
+    "after",
+    "before",
+    "until",
+    "since",
+    "within",
+    "into",
+    "over",
+    "about",
+    "through",
+    "upon",
+    "back",
+    "ago",
+    "après",
+    "avant",
+    "nach",
+    "vor",
+    "na",
+    "voor",
+    "according",
+    "including",
+    "excluding",
+    "regarding",
+    "concerning",
 ];
 
 /// The phrase a question asks for: after the question word ("what DROPOUT
@@ -530,6 +639,29 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     let mut phrase: Vec<String> = Vec::new();
     while i < words.len() && phrase.is_empty() && LEAD.contains(&words[i].as_str()) {
         i += 1;
+    }
+    // "Who SERVES AS Amazon's CFO", "who RUNS Boeing Global Services", "who
+    // SIGNED the agreement": after "who" comes the verb, and the phrase is
+    // its object or the role "as" names.
+    if matches!(words[start].as_str(), "who" | "whom") && i < words.len() {
+        let w = words[i].as_str();
+        // Right after "who" ("who RUNS"), or a form in -ing after an
+        // auxiliary ("who was SERVING as"); "who are the PARTIES" asks a noun.
+        let progressive = w.len() > 4
+            && w.ends_with("ing")
+            && words[start + 1..i].iter().all(|a| matches!(a.as_str(), "is" | "was" | "are" | "were"));
+        let verb = (i == start + 1
+            && ((w.len() > 3 && (w.ends_with('s') || w.ends_with("ed"))) || IRREGULAR_PAST.contains(&w)))
+            || progressive;
+        if verb {
+            i += 1;
+            if words.get(i).is_some_and(|w| w == "as") {
+                i += 1;
+            }
+            while i < words.len() && LEAD.contains(&words[i].as_str()) {
+                i += 1;
+            }
+        }
     }
     // "What does error 188 mean": the subject of an inverted question that
     // asks what it means or stands for.
@@ -771,6 +903,17 @@ mod tests {
         assert_eq!(phrase("Which state's law governs?").as_deref(), Some("state"));
         assert_eq!(phrase("What were General Mills' diluted earnings per share?").as_deref(), Some("diluted earnings"));
         assert_eq!(phrase("How is the premium calculated?"), None);
+        assert_eq!(
+            phrase("Who serves as Amazon's chief financial officer?").as_deref(),
+            Some("chief financial officer")
+        );
+        assert_eq!(phrase("Who was serving as Lockheed Martin's CFO?").as_deref(), Some("cfo"));
+        assert_eq!(phrase("Who runs Boeing Global Services?").as_deref(), Some("boeing global services"));
+        assert_eq!(phrase("Who signed the agreement for Driven Deliveries?").as_deref(), Some("agreement"));
+        assert_eq!(phrase("Who is the guest on this receipt?").as_deref(), Some("guest"));
+        assert_eq!(phrase("Who are the parties to this agreement?").as_deref(), Some("parties"));
+        assert_eq!(phrase("Which judge wrote the decision?").as_deref(), Some("judge"));
+        assert_eq!(phrase("Who is CVS Health's CFO according to the listing?").as_deref(), Some("cfo"));
         assert_eq!(phrase("How old was he as of January 2020?").as_deref(), Some("age"));
         // A measure of something asks for the value of that thing.
         assert_eq!(
