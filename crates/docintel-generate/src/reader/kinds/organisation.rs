@@ -1,7 +1,8 @@
 //! Organisations ("which university" → `University of La Verne`, "which
 //! company sold it" → `WS Retail Services Pvt. Ltd.`): name shapes of
 //! [`crate::extract::names::find_organisations`]; a name holding the
-//! question's focus noun ("university", "exchange") fits fully.
+//! question's focus noun ("university", "exchange") in the singular fits
+//! fully.
 
 use docintel_schema::AnswerValue;
 
@@ -14,7 +15,11 @@ pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
     find_organisations(text)
         .into_iter()
         .map(|t| {
-            let named = words_of(&t.value).iter().any(|w| ctx.focus.iter().any(|f| word_matches(&w.norm, f)));
+            // A singular type noun names one organisation ("University of
+            // La Verne"); a plural one heads a heading ("THIRD PARTIES").
+            let named = words_of(&t.value)
+                .iter()
+                .any(|w| !w.norm.ends_with('s') && ctx.focus.iter().any(|f| word_matches(&w.norm, f)));
             let fit = if named { 1.0 } else { t.fit };
             Found::new(t.start, t.end, row, AnswerValue::Text(clean(&t.value)), &t.value, fit)
         })
