@@ -25,3 +25,30 @@ pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::date::DayMonthOrder;
+
+    fn fits(text: &str, focus: &str) -> Vec<(String, f64)> {
+        let ctx = FindContext {
+            order: DayMonthOrder::MonthFirst,
+            currency: None,
+            scale: None,
+            focus: vec![focus.to_owned()],
+        };
+        find(text, 0, &ctx).into_iter().map(|f| (f.text, f.fit)).collect()
+    }
+
+    #[test]
+    fn only_a_singular_type_noun_makes_a_name_fit_fully() {
+        let university = fits("She studied at the University of La Verne.", "university");
+        assert!(
+            university.iter().any(|(t, fit)| t.contains("University of La Verne") && *fit == 1.0),
+            "{university:?}"
+        );
+        let heading = fits("RELATIONSHIP OF THE PARTIES", "parties");
+        assert!(!heading.is_empty() && heading.iter().all(|(_, fit)| *fit < 1.0), "{heading:?}");
+    }
+}
