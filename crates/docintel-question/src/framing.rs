@@ -38,6 +38,9 @@ const VOCABULARY: &[&str] = &[
     "located", "found", "refer", "referring",
 ];
 
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &["how", "what", "which", "who", "whom", "whose", "when", "where", "why"];
+
 /// The compiled framing patterns.
 #[derive(Debug, Clone)]
 pub(crate) struct FramingRules {
@@ -122,9 +125,20 @@ impl FramingRules {
             if spans.iter().any(|s| s.start <= range.start && range.end <= s.end) {
                 continue;
             }
+            // A second question joined to the first ("and how many were
+            // based in the U.S.") is a question, whatever its words.
+            let tokens = tokenize(clause.as_str());
+            let words: Vec<String> = tokens.iter().take(2).map(|t| t.lower()).collect();
+            if words.len() == 2
+                && matches!(words[0].as_str(), "and" | "or")
+                && QUESTION_WORDS.contains(&words[1].as_str())
+            {
+                content_clause = true;
+                continue;
+            }
             let mut framing_words = 0;
             let mut content = 0;
-            for token in tokenize(clause.as_str()) {
+            for token in tokens {
                 let at = range.start + token.start;
                 if part_spans.iter().any(|p| p.start <= at && at < p.end) {
                     framing_words += 1;
@@ -174,6 +188,12 @@ mod tests {
             }
         }
         kept.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn a_second_question_is_never_framing() {
+        let q = "How many people did Pfizer employ worldwide at the end of 2021, and how many were based in the U.S.?";
+        assert_eq!(masked(q), q);
     }
 
     #[test]
