@@ -419,13 +419,13 @@ const BASELINE_TOP_K: usize = 5;
 /// index: built once per document, asked once per question.
 struct ChunkBaseline {
     chunks: Vec<docintel::schema::Chunk>,
-    index: crate::bm25::Bm25,
+    index: docintel_retrieve::bm25::Bm25,
 }
 
 impl ChunkBaseline {
     fn new(document: &ParsedDocument) -> ChunkBaseline {
         let chunks = chunk_document(document, &BASELINE_CHUNKS);
-        let index = crate::bm25::Bm25::new(chunks.iter().map(|c| crate::bm25::tokens(&c.text)));
+        let index = docintel_retrieve::bm25::Bm25::new(chunks.iter().map(|c| crate::bm25::tokens(&c.text)));
         ChunkBaseline { chunks, index }
     }
 
@@ -433,8 +433,7 @@ impl ChunkBaseline {
     /// best by flat BM25 for the question's tokens, in rank order, each as a
     /// passage over its lines.
     fn passages(&self, question: &str) -> Vec<Passage> {
-        self.index
-            .top(question, BASELINE_TOP_K)
+        crate::bm25::top(&self.index, question, BASELINE_TOP_K)
             .into_iter()
             .map(|(i, score)| {
                 let chunk = &self.chunks[i];

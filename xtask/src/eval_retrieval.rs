@@ -322,7 +322,7 @@ fn load_documents(
 
 /// Okapi BM25 over the pages of one document (the flat baseline).
 struct PageBm25 {
-    index: crate::bm25::Bm25,
+    index: docintel_retrieve::bm25::Bm25,
 }
 
 impl PageBm25 {
@@ -333,12 +333,12 @@ impl PageBm25 {
             let Some(index) = (line.page as usize).checked_sub(1).filter(|&i| i < n_pages) else { continue };
             pages[index].extend(crate::bm25::tokens(&line.text));
         }
-        PageBm25 { index: crate::bm25::Bm25::new(pages) }
+        PageBm25 { index: docintel_retrieve::bm25::Bm25::new(pages) }
     }
 
     /// The `k` best pages (1-based) for the question's tokens, ties in page order.
     fn top(&self, question: &str, k: usize) -> Vec<u32> {
-        self.index.top(question, k).into_iter().map(|(i, _)| i as u32 + 1).collect()
+        crate::bm25::top(&self.index, question, k).into_iter().map(|(i, _)| i as u32 + 1).collect()
     }
 }
 

@@ -183,6 +183,10 @@ impl fmt::Debug for OpenAiTransport {
 impl OpenAiTransport {
     /// Builds the HTTP client (with the configured timeout) and the runtime.
     pub fn new(config: OpenAiConfig) -> Result<OpenAiTransport, LlmError> {
+        // reqwest is built without a crypto provider (its default, aws-lc-rs, is a C
+        // build): ring's becomes the process default, unless the application installed
+        // one already (then reqwest uses that one, and this changes nothing).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout)

@@ -7,6 +7,8 @@ use std::fmt;
 use docintel_schema::text::normalize;
 use docintel_schema::{Keyword, KeywordSource};
 
+use crate::table::Table;
+
 /// The dictionary shipped with docintel.
 const BUILTIN: &str = include_str!("../data/concept_keywords.csv");
 const BUILTIN_NAME: &str = "concept_keywords.csv (built in)";
@@ -66,43 +68,34 @@ impl ExpertDictionary {
     }
 
     /// Loads a dictionary from CSV text with the header
-    /// `concept,language,keyword,weight` (lines starting with `#` ignored).
+    /// `concept,language,keyword,weight` (lines starting with `#` ignored; a
+    /// keyword holding a comma is double-quoted).
     pub fn from_csv(file: &str, text: &str) -> Result<ExpertDictionary, DictionaryError> {
         let error = |row, column, message: String| DictionaryError { file: file.to_owned(), row, column, message };
+        let table = Table::parse(file, text, &["concept", "language", "keyword", "weight"]).map_err(|e| {
+            let column = if e.column == "header" { "header" } else { "row" };
+            error(e.row, column, e.message)
+        })?;
         let mut entries = Vec::new();
-        let mut header_seen = false;
-        for (index, line) in text.lines().enumerate() {
-            let row = index + 1;
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header_seen {
-                if cells != ["concept", "language", "keyword", "weight"] {
-                    return Err(error(row, "header", format!("expected concept,language,keyword,weight, got {line}")));
-                }
-                header_seen = true;
-                continue;
-            }
-            if cells.len() != 4 {
-                return Err(error(row, "row", format!("expected 4 cells, got {}", cells.len())));
-            }
-            let concept = cells[0];
+        for line in &table.rows {
+            let row = line.line;
+            let cell = |column| table.cell(line, column);
+            let concept = cell("concept");
             if concept.is_empty() || !concept.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
             {
                 return Err(error(row, "concept", format!("{concept:?} is not a snake_case name")));
             }
-            let language = cells[1];
+            let language = cell("language");
             if language.len() != 2 || !language.chars().all(|c| c.is_ascii_lowercase()) {
                 return Err(error(row, "language", format!("{language:?} is not an ISO 639-1 code")));
             }
-            let keyword = normalize(cells[2]);
+            let keyword = normalize(cell("keyword"));
             if keyword.is_empty() {
                 return Err(error(row, "keyword", "empty keyword".to_owned()));
             }
-            let weight: f32 =
-                cells[3].parse().map_err(|_| error(row, "weight", format!("{:?} is not a number", cells[3])))?;
+            let weight: f32 = cell("weight")
+                .parse()
+                .map_err(|_| error(row, "weight", format!("{:?} is not a number", cell("weight"))))?;
             if !(weight > 0.0 && weight <= 5.0) {
                 return Err(error(row, "weight", format!("{weight} is outside (0, 5]")));
             }
@@ -110,9 +103,6 @@ impl ExpertDictionary {
                 return Err(error(row, "keyword", format!("{keyword:?} is listed twice for {concept}")));
             }
             entries.push(Entry { concept: concept.to_owned(), language: language.to_owned(), keyword, weight, row });
-        }
-        if !header_seen {
-            return Err(error(1, "header", "no header row".to_owned()));
         }
         Ok(ExpertDictionary { entries })
     }
@@ -274,5 +264,15 @@ mod tests {
         check_error("concept,language,keyword,weight\n# c\npremium,fr,prime,1\npremium,fr,Prime,1\n", 4, "keyword");
         check_error("concept,language,keyword,weight\nPremium,fr,prime,1\n", 2, "concept");
         check_error("", 1, "header");
+        check_error("concept,language,keyword,weight\npremium,fr,prime\n", 2, "row");
+    }
+
+    #[test]
+    fn a_quoted_keyword_may_hold_a_comma() {
+        let text = "# c\nconcept,language,keyword,weight\nequity,en,\"total liabilities, and equity\",1.0\nequity,en,equity,1\n";
+        let dictionary = ExpertDictionary::from_csv("mine.csv", text).unwrap();
+        assert_eq!(dictionary.len(), 2);
+        assert_eq!(dictionary.concepts_named("Total liabilities, and equity"), ["equity"]);
+        assert_eq!(dictionary.concept_rows().collect::<Vec<_>>(), [(3, "equity"), (4, "equity")]);
     }
 }

@@ -12,6 +12,8 @@ use std::ops::Range;
 
 use regex::Regex;
 
+use crate::table::Table;
+
 const BUILTIN: &str = include_str!("../data/document_parts.csv");
 
 /// How a phrase relates to its part.
@@ -75,32 +77,19 @@ impl DocumentParts {
     }
 
     fn from_csv(text: &str) -> Result<DocumentParts, String> {
+        let table = Table::parse("document_parts.csv", text, &["part", "language", "kind", "phrase"])
+            .map_err(|e| e.to_string())?;
         let mut phrases = Vec::new();
-        let mut header = false;
-        for (index, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-            if !header {
-                if cells != ["part", "language", "kind", "phrase"] {
-                    return Err(format!("row {}: expected the header part,language,kind,phrase", index + 1));
-                }
-                header = true;
-                continue;
-            }
-            let [part, _language, kind, phrase] = cells[..] else {
-                return Err(format!("row {}: expected 4 cells, got {}", index + 1, cells.len()));
-            };
+        for row in &table.rows {
+            let (part, kind, phrase) = (table.cell(row, "part"), table.cell(row, "kind"), table.cell(row, "phrase"));
             let kind = match kind {
                 "title" => PartKind::Title,
                 "mention" => PartKind::Mention,
                 "implied" => PartKind::Implied,
-                other => return Err(format!("row {}: unknown kind {other:?}", index + 1)),
+                other => return Err(table.error(row, "kind", format!("unknown kind {other:?}")).to_string()),
             };
             if phrase.is_empty() || part.is_empty() {
-                return Err(format!("row {}: empty part or phrase", index + 1));
+                return Err(table.error(row, "phrase", "empty part or phrase").to_string());
             }
             phrases.push(Phrase {
                 part: part.to_owned(),
@@ -108,9 +97,6 @@ impl DocumentParts {
                 text: phrase.to_owned(),
                 pattern: phrase_regex(phrase),
             });
-        }
-        if !header {
-            return Err("no header row".to_owned());
         }
         Ok(DocumentParts { phrases })
     }
@@ -221,5 +207,15 @@ mod tests {
             [("cash_flow_statement".to_owned(), false), ("balance_sheet".to_owned(), false)]
         );
         assert_eq!(parts("What is the company’s shareholders’ equity?"), [("balance_sheet".to_owned(), false)]);
+    }
+
+    #[test]
+    fn a_quoted_phrase_may_hold_a_comma() {
+        let text = "# c\npart,language,kind,phrase\nequity,en,implied,\"liabilities, and equity\"\n";
+        let table = DocumentParts::from_csv(text).unwrap();
+        let scan = table.find("What are the liabilities, and equity?", 3);
+        assert_eq!(scan.parts.iter().map(|h| h.phrase.as_str()).collect::<Vec<_>>(), ["liabilities, and equity"]);
+        let error = DocumentParts::from_csv("part,language,kind,phrase\nequity,en,heading,equity\n").unwrap_err();
+        assert!(error.starts_with("document_parts.csv: row 2, column kind"), "{error}");
     }
 }

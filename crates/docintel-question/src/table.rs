@@ -1,7 +1,7 @@
-//! A small reader for the satellite CSV files: `#` comment lines and blank
-//! lines skipped, one header row naming the columns, cells optionally
-//! double-quoted (a quoted cell may hold commas; `""` is a literal quote).
-//! Every row keeps its 1-based line number so errors can name it.
+//! The satellite CSV files as tables: `#` comment lines and blank lines
+//! skipped, one header row naming the columns, cells read by the `csv` crate
+//! (a double-quoted cell may hold commas; `""` is a literal quote) and
+//! trimmed. Every row keeps its 1-based line number so errors can name it.
 
 use std::fmt;
 
@@ -45,42 +45,61 @@ pub(crate) struct Table {
 impl Table {
     /// Parses `text`; the header must list exactly `columns`, in that order.
     pub(crate) fn parse(file: &str, text: &str, columns: &[&str]) -> Result<Table, TableError> {
+        let error = |row: usize, column: &str, message: String| TableError {
+            file: file.to_owned(),
+            row,
+            column: column.to_owned(),
+            message,
+        };
+        // Comment and blank lines (after trimming) become empty lines, which
+        // the csv reader skips, and a quote in a comment opens nothing. Each
+        // record is one line (a cell running past its line is refused), so
+        // the k-th record is the k-th line left: its number names it in errors.
+        let lines: Vec<&str> = text.lines().collect();
+        let kept: Vec<&str> =
+            lines.iter().map(|l| if l.trim().is_empty() || l.trim().starts_with('#') { "" } else { l }).collect();
+        let numbers: Vec<usize> = (1..=kept.len()).filter(|&n| !kept[n - 1].is_empty()).collect();
+        let kept = kept.join("\n");
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_reader(kept.as_bytes());
         let mut header: Option<Vec<String>> = None;
         let mut rows = Vec::new();
-        for (index, line) in text.lines().enumerate() {
-            let number = index + 1;
-            let trimmed = line.trim();
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
+        for (k, record) in reader.records().enumerate() {
+            let number = numbers.get(k).copied().unwrap_or(lines.len().max(1));
+            let record = record.map_err(|e| error(number, "row", e.to_string()))?;
+            let cells: Vec<String> = record.iter().map(str::to_owned).collect();
+            if let Some(at) = cells.iter().position(|c| c.contains('\n')) {
+                return Err(error(
+                    number,
+                    "row",
+                    format!("cell {} runs past the end of its line (unterminated quote?)", at + 1),
+                ));
             }
-            let error = |column: &str, message: String| TableError {
-                file: file.to_owned(),
-                row: number,
-                column: column.to_owned(),
-                message,
-            };
-            let cells = split_cells(trimmed).map_err(|message| error("row", message))?;
             match &header {
                 None => {
                     if cells != columns {
-                        return Err(error("header", format!("expected {}, got {trimmed}", columns.join(","))));
+                        let line = lines.get(number - 1).map_or("", |l| l.trim());
+                        return Err(error(number, "header", format!("expected {}, got {line}", columns.join(","))));
                     }
                     header = Some(cells);
                 }
                 Some(names) => {
                     if cells.len() != names.len() {
-                        return Err(error("row", format!("expected {} cells, got {}", names.len(), cells.len())));
+                        return Err(error(
+                            number,
+                            "row",
+                            format!("expected {} cells, got {}", names.len(), cells.len()),
+                        ));
                     }
                     rows.push(Row { line: number, cells });
                 }
             }
         }
-        let header = header.ok_or_else(|| TableError {
-            file: file.to_owned(),
-            row: 1,
-            column: "header".to_owned(),
-            message: "no header row".to_owned(),
-        })?;
+        let header = header.ok_or_else(|| error(1, "header", "no header row".to_owned()))?;
         Ok(Table { file: file.to_owned(), header, rows })
     }
 
@@ -97,74 +116,35 @@ impl Table {
     }
 }
 
-/// Splits one CSV line into trimmed cells, honouring double quotes.
-fn split_cells(line: &str) -> Result<Vec<String>, String> {
-    let mut cells = Vec::new();
-    let mut cell = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    let mut was_quoted = false;
-    while let Some(c) = chars.next() {
-        if quoted {
-            if c == '"' {
-                if chars.peek() == Some(&'"') {
-                    chars.next();
-                    cell.push('"');
-                } else {
-                    quoted = false;
-                }
-            } else {
-                cell.push(c);
-            }
-        } else if c == '"' && cell.trim().is_empty() && !was_quoted {
-            cell.clear();
-            quoted = true;
-            was_quoted = true;
-        } else if c == ',' {
-            cells.push(finish(&cell, was_quoted));
-            cell.clear();
-            was_quoted = false;
-        } else if was_quoted && !c.is_whitespace() {
-            return Err(format!("text after a closing quote in cell {}", cells.len() + 1));
-        } else {
-            cell.push(c);
-        }
-    }
-    if quoted {
-        return Err(format!("unterminated quote in cell {}", cells.len() + 1));
-    }
-    cells.push(finish(&cell, was_quoted));
-    Ok(cells)
-}
-
-fn finish(cell: &str, quoted: bool) -> String {
-    if quoted { cell.to_owned() } else { cell.trim().to_owned() }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check(line: &str, expect: Result<&[&str], &str>) {
-        let got = split_cells(line);
-        match expect {
-            Ok(cells) => assert_eq!(
-                got.as_deref(),
-                Ok(cells.iter().map(|c| (*c).to_owned()).collect::<Vec<_>>().as_slice()),
-                "{line}"
-            ),
-            Err(fragment) => assert!(got.as_ref().is_err_and(|e| e.contains(fragment)), "{line}: {got:?}"),
-        }
+    fn cells(text: &str) -> Result<Vec<Vec<String>>, TableError> {
+        let table = Table::parse("t.csv", text, &["x", "y", "z"])?;
+        Ok(table.rows.iter().map(|r| r.cells.clone()).collect())
     }
 
     #[test]
     fn cells_split_on_commas_outside_quotes() {
-        check("a, b ,c", Ok(&["a", "b", "c"]));
-        check("a,,c", Ok(&["a", "", "c"]));
-        check(r#"a,"b, with comma",c"#, Ok(&["a", "b, with comma", "c"]));
-        check(r#""say ""hi""",x"#, Ok(&[r#"say "hi""#, "x"]));
-        check(r#"a,"open"#, Err("unterminated quote in cell 2"));
-        check(r#""a"b,c"#, Err("text after a closing quote in cell 1"));
+        let got = cells("x,y,z\na, b ,c\na,,c\na,\"b, with comma\",c\n\"say \"\"hi\"\"\",x,y\n").unwrap();
+        assert_eq!(got[0], ["a", "b", "c"]);
+        assert_eq!(got[1], ["a", "", "c"]);
+        assert_eq!(got[2], ["a", "b, with comma", "c"]);
+        assert_eq!(got[3], [r#"say "hi""#, "x", "y"]);
+        let error = cells("x,y,z\na,\"open,c\nd,e,f\n").unwrap_err();
+        assert_eq!((error.row, error.column.as_str()), (2, "row"), "{error}");
+        assert!(error.message.contains("unterminated quote"), "{error}");
+    }
+
+    #[test]
+    fn comment_and_blank_lines_are_skipped_and_counted() {
+        // An indented comment is a comment, and a quote in it opens nothing.
+        let text = "# a \"quoted, comment\nx,y,z\n\n   \n  # indented, \"too\n1,2,3\r\n4,\"5,6\",7\n";
+        let table = Table::parse("t.csv", text, &["x", "y", "z"]).unwrap();
+        let lines: Vec<usize> = table.rows.iter().map(|r| r.line).collect();
+        assert_eq!(lines, [6, 7]);
+        assert_eq!(table.cell(&table.rows[1], "y"), "5,6");
     }
 
     #[test]

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 mod batch;
+pub mod bm25;
 mod context;
 mod corpus;
 mod coverage;

@@ -23,6 +23,7 @@ use docintel_schema::{
 };
 use serde_json::json;
 
+use crate::bm25::{B, K1, idf};
 use crate::keyword::PreparedKeyword;
 
 /// Knobs of the TOC walk and of the keyword router.
@@ -52,18 +53,10 @@ pub struct KeywordRouter {
     near_tie: f64,
 }
 
-/// BM25 term-frequency saturation.
-const K1: f64 = 1.2;
-/// BM25 length normalisation.
-const B: f64 = 0.75;
 /// A keyword in the entry's own title counts this much more than body text.
 const TITLE_WEIGHT: f64 = 3.0;
 /// A keyword in a title below the entry.
 const SUB_TITLE_WEIGHT: f64 = 1.5;
-
-fn idf(n: f64, df: f64) -> f64 {
-    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-}
 
 fn saturate(tf: f64, length_ratio: f64) -> f64 {
     if tf <= 0.0 {
