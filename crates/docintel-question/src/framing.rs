@@ -120,14 +120,29 @@ impl FramingRules {
             }
         }
         let mut content_clause = false;
-        for clause in self.clause.find_iter(text) {
-            let range = clause.range();
+        // A comma or point inside a figure or an abbreviation ("1,000,000",
+        // "U.S.") ends no clause: the same text with those bytes masked.
+        let bytes = text.as_bytes();
+        let joined: String = text
+            .char_indices()
+            .map(|(at, c)| {
+                let inner = matches!(c, ',' | '.')
+                    && at > 0
+                    && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric)
+                    && bytes[at - 1].is_ascii_alphanumeric()
+                    && (c == '.' || (bytes[at - 1].is_ascii_digit() && bytes[at + 1].is_ascii_digit()));
+                if inner { '_' } else { c }
+            })
+            .collect();
+        for found in self.clause.find_iter(&joined) {
+            let range = found.range();
+            let clause = &text[range.clone()];
             if spans.iter().any(|s| s.start <= range.start && range.end <= s.end) {
                 continue;
             }
             // A second question joined to the first ("and how many were
             // based in the U.S.") is a question, whatever its words.
-            let tokens = tokenize(clause.as_str());
+            let tokens = tokenize(clause);
             let words: Vec<String> = tokens.iter().take(2).map(|t| t.lower()).collect();
             if words.len() == 2
                 && matches!(words[0].as_str(), "and" | "or")
@@ -193,6 +208,9 @@ mod tests {
     #[test]
     fn a_second_question_is_never_framing() {
         let q = "How many people did Pfizer employ worldwide at the end of 2021, and how many were based in the U.S.?";
+        assert_eq!(masked(q), q);
+        let q =
+            "What is the out-patient physiotherapy benefit limit on the highest tier (USD 1,000,000 in-patient limit)?";
         assert_eq!(masked(q), q);
     }
 
