@@ -163,12 +163,17 @@ fn garbage_after_header_is_malformed() {
 
 #[test]
 fn appended_garbage_after_a_valid_pdf_still_parses() {
-    let mut bytes = std::fs::read(invoice("AmazonWebServices.pdf")).unwrap();
+    let original = std::fs::read(invoice("AmazonWebServices.pdf")).unwrap();
+    let mut bytes = original.clone();
     bytes.extend_from_slice(b"\n\x00\x01garbage trailing bytes\xff\xfe");
-    // Either a document or a clean error: never a panic.
-    if let Ok(doc) = parse_pdf_bytes("appended.pdf", &bytes) {
-        doc.check_invariants().unwrap();
-    }
+    let doc = parse_pdf_bytes("appended.pdf", &bytes).unwrap_or_else(|e| panic!("bytes after %%EOF: {e}"));
+    doc.check_invariants().unwrap();
+    // The bytes after the end of the file change nothing that was read.
+    let clean = parse_pdf_bytes("clean.pdf", &original).unwrap();
+    let lines = |d: &ParsedDocument| d.lines.iter().map(|l| (l.page, l.text.clone())).collect::<Vec<_>>();
+    assert!(!doc.lines.is_empty());
+    assert_eq!(lines(&doc), lines(&clean));
+    assert_eq!(doc.pages.len(), clean.pages.len());
 }
 
 // ---------------------------------------------------------------------------
