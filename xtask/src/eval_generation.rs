@@ -704,20 +704,20 @@ mod tests {
     /// evidence and the title as the gold value.
     #[test]
     fn nist_lookups_become_cases() {
-        let dir = std::env::temp_dir().join(format!("docintel-eval-gen-nist-{}", std::process::id()));
+        let tmp = docintel_test_support::temp_dir("eval-gen-nist");
+        let dir = tmp.path();
         std::fs::create_dir_all(dir.join("core")).unwrap();
         let qa = serde_json::json!({"source": "test", "items": [
             {"question": "What is the title of control PM-23?", "answer": "Data Governance Body", "control_id": "PM-23", "kind": "lookup"},
             {"question": "Which controls are related to PM-23?", "answer": "AT-2, AT-3", "control_id": "PM-23", "kind": "list"},
         ]});
         std::fs::write(dir.join("core/nist_sp800-53r5_rendered_qa.json"), qa.to_string()).unwrap();
-        let (pdf, cases) = super::nist_cases(&dir).unwrap();
+        let (pdf, cases) = super::nist_cases(dir).unwrap();
         assert!(pdf.ends_with("core/nist_sp800-53r5_catalog_rendered.pdf"));
         assert_eq!(cases.len(), 1);
         assert_eq!(cases[0].id, "nist_PM-23");
         assert_eq!(cases[0].answers[0].evidence, vec![vec!["PM-23 Data Governance Body".to_owned()]]);
         assert_eq!(cases[0].answers[0].value, "Data Governance Body");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The committed recordings match today's prompts, schemas, question

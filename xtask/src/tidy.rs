@@ -1,6 +1,6 @@
-//! Architecture checks: which workspace crate may depend on which, that
-//! every Rust module starts with a `//!` doc comment, and that every declared
-//! dependency is used.
+//! Architecture checks: which workspace crate may depend on which (and how:
+//! test support only as a dev-dependency), that every Rust module starts
+//! with a `//!` doc comment, and that every declared dependency is used.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +22,37 @@ const BRICKS: &[&str] = &[
 /// and depends on no docintel crate.
 const PDF_EXTRACT_FORK: &str = "docintel-pdf-extract";
 
+/// Test support (`crates/docintel-test-support`): a dev-dependency of any
+/// crate that may use docintel-schema's types in its tests, never a normal or
+/// build dependency; it depends on docintel-schema only.
+const TEST_SUPPORT: &str = "docintel-test-support";
+
+/// One dependency between workspace crates: `from` names `to` in its
+/// manifest, under `[dev-dependencies]` when `dev`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Edge {
+    pub(crate) from: String,
+    pub(crate) to: String,
+    pub(crate) dev: bool,
+}
+
+/// Why `edge` is not allowed, or `None` when it is.
+fn forbidden(edge: &Edge) -> Option<&'static str> {
+    let Edge { from, to, dev } = edge;
+    let (from, to) = (from.as_str(), to.as_str());
+    if to == TEST_SUPPORT {
+        // docintel-schema's own tests would see two copies of its types.
+        return if !dev {
+            Some("test support is a dev-dependency only")
+        } else if matches!(from, "docintel-schema" | PDF_EXTRACT_FORK) {
+            Some("test support depends on docintel-schema, so neither schema nor the fork may use it")
+        } else {
+            None
+        };
+    }
+    (!allowed(from, to)).then_some("not an allowed edge")
+}
+
 /// Workspace crates that `from` may depend on (any dependency kind).
 fn allowed(from: &str, to: &str) -> bool {
     if to == PDF_EXTRACT_FORK {
@@ -30,6 +61,7 @@ fn allowed(from: &str, to: &str) -> bool {
     match from {
         "docintel-schema" | PDF_EXTRACT_FORK => false,
         brick if BRICKS.contains(&brick) => to == "docintel-schema",
+        TEST_SUPPORT => to == "docintel-schema",
         "docintel" => to == "docintel-schema" || BRICKS.contains(&to),
         "docintel-cli" => to == "docintel" || to == "docintel-schema",
         "xtask" => true,
@@ -37,17 +69,20 @@ fn allowed(from: &str, to: &str) -> bool {
     }
 }
 
-/// The forbidden edges among `edges` (from, to), as readable messages.
-pub(crate) fn edge_violations(edges: &[(String, String)]) -> Vec<String> {
+/// The forbidden edges among `edges`, as readable messages.
+pub(crate) fn edge_violations(edges: &[Edge]) -> Vec<String> {
     edges
         .iter()
-        .filter(|(from, to)| !allowed(from, to))
-        .map(|(from, to)| format!("{from} depends on {to}: not an allowed edge (see docs/ARCHITECTURE.md)"))
+        .filter_map(|edge| {
+            let why = forbidden(edge)?;
+            let kind = if edge.dev { "dev-dependency" } else { "dependency" };
+            Some(format!("{} has the {kind} {}: {why} (see docs/ARCHITECTURE.md)", edge.from, edge.to))
+        })
         .collect()
 }
 
 /// Every dependency edge between workspace crates, from `cargo metadata`.
-pub(crate) fn workspace_edges(root: &Path) -> anyhow::Result<Vec<(String, String)>> {
+pub(crate) fn workspace_edges(root: &Path) -> anyhow::Result<Vec<Edge>> {
     let metadata = cargo_metadata::MetadataCommand::new()
         .manifest_path(root.join("Cargo.toml"))
         .no_deps()
@@ -58,7 +93,11 @@ pub(crate) fn workspace_edges(root: &Path) -> anyhow::Result<Vec<(String, String
     for package in metadata.workspace_packages() {
         for dependency in &package.dependencies {
             if members.contains(&dependency.name) {
-                edges.push((package.name.to_string(), dependency.name.clone()));
+                edges.push(Edge {
+                    from: package.name.to_string(),
+                    to: dependency.name.clone(),
+                    dev: dependency.kind == cargo_metadata::DependencyKind::Development,
+                });
             }
         }
     }
@@ -226,8 +265,12 @@ pub(crate) fn run() -> anyhow::Result<()> {
 mod tests {
     use super::*;
 
-    fn edges(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+    fn edges(pairs: &[(&str, &str)]) -> Vec<Edge> {
+        pairs.iter().map(|(a, b)| Edge { from: (*a).to_owned(), to: (*b).to_owned(), dev: false }).collect()
+    }
+
+    fn dev_edges(pairs: &[(&str, &str)]) -> Vec<Edge> {
+        edges(pairs).into_iter().map(|edge| Edge { dev: true, ..edge }).collect()
     }
 
     #[test]
@@ -256,15 +299,54 @@ mod tests {
             ("xtask", "docintel-parse"),
         ]);
         assert!(edge_violations(&good).is_empty());
+        // A dev-dependency is held to the same rules.
+        assert_eq!(edge_violations(&dev_edges(&[("docintel-retrieve", "docintel-parse")])).len(), 1);
+    }
+
+    #[test]
+    fn test_support_is_a_dev_dependency_of_the_crates_above_schema_only() {
+        let normal = edges(&[
+            ("docintel-retrieve", "docintel-test-support"),
+            ("docintel", "docintel-test-support"),
+            ("docintel-cli", "docintel-test-support"),
+            ("xtask", "docintel-test-support"),
+        ]);
+        let problems = edge_violations(&normal);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(problems.iter().all(|p| p.contains("dev-dependency only")), "{problems:?}");
+        let bad = [
+            dev_edges(&[
+                ("docintel-schema", "docintel-test-support"),
+                ("docintel-pdf-extract", "docintel-test-support"),
+            ]),
+            edges(&[("docintel-test-support", "docintel-parse"), ("docintel-test-support", "docintel")]),
+        ]
+        .concat();
+        assert_eq!(edge_violations(&bad).len(), 4);
+        let good = [
+            dev_edges(&[
+                ("docintel-parse", "docintel-test-support"),
+                ("docintel-retrieve", "docintel-test-support"),
+                ("docintel", "docintel-test-support"),
+                ("docintel-cli", "docintel-test-support"),
+                ("xtask", "docintel-test-support"),
+            ]),
+            edges(&[("docintel-test-support", "docintel-schema")]),
+        ]
+        .concat();
+        assert!(edge_violations(&good).is_empty(), "{:?}", edge_violations(&good));
     }
 
     #[test]
     fn the_edge_check_sees_real_edges() {
         // Guards against a metadata reader that silently returns nothing.
         let found = workspace_edges(&project_root()).unwrap();
-        assert!(found.contains(&("docintel-parse".to_owned(), "docintel-schema".to_owned())));
-        assert!(found.contains(&("docintel".to_owned(), "docintel-generate".to_owned())));
-        assert!(found.contains(&("docintel-parse".to_owned(), "docintel-pdf-extract".to_owned())));
+        let has =
+            |from: &str, to: &str, dev: bool| found.contains(&Edge { from: from.to_owned(), to: to.to_owned(), dev });
+        assert!(has("docintel-parse", "docintel-schema", false));
+        assert!(has("docintel", "docintel-generate", false));
+        assert!(has("docintel-parse", "docintel-pdf-extract", false));
+        assert!(has("docintel-retrieve", "docintel-test-support", true));
     }
 
     #[test]

@@ -4,11 +4,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+use docintel_test_support::{fixture, invoice, temp_dir};
 use serde_json::Value;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
-}
 
 fn docintel(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_docintel"))
@@ -31,7 +28,7 @@ fn docintel_llm(base: &str, args: &[&str]) -> Output {
 
 #[test]
 fn ask_json_prints_exactly_one_object_with_the_contract() {
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -58,7 +55,7 @@ fn ask_json_prints_exactly_one_object_with_the_contract() {
 
 #[test]
 fn ask_human_output_cites_page_and_lines() {
-    let pdf = fixture("NetpresseInvoice.pdf");
+    let pdf = invoice("NetpresseInvoice.pdf");
     let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--no-trace"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -79,8 +76,8 @@ fn regex_lite_citation(text: &str) -> bool {
 
 #[test]
 fn bad_input_exits_non_zero_with_one_line_naming_the_file() {
-    let dir = std::env::temp_dir().join(format!("docintel-cli-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp_dir = temp_dir("cli-bad");
+    let dir = tmp_dir.path().to_owned();
     let text = dir.join("notes.pdf");
     std::fs::write(&text, "just some text, not a PDF").unwrap();
     let missing = dir.join("missing.pdf");
@@ -93,12 +90,11 @@ fn bad_input_exits_non_zero_with_one_line_naming_the_file() {
         assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
         assert!(out.stdout.is_empty(), "nothing on stdout on error");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn not_found_is_an_answer_with_exit_zero() {
-    let pdf = fixture("saeco.pdf");
+    let pdf = invoice("saeco.pdf");
     let out = docintel(&["ask", pdf.to_str().unwrap(), "What is the name of the CEO's dog?", "--json", "--no-trace"]);
     assert!(out.status.success());
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -108,7 +104,7 @@ fn not_found_is_an_answer_with_exit_zero() {
 
 #[test]
 fn parse_prints_the_line_table() {
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let out = docintel(&["parse", pdf.to_str().unwrap()]);
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -218,7 +214,7 @@ fn ask_uses_a_configured_llm_endpoint_and_verifies_its_citations() {
     // The model answers from line 13 of the AWS invoice ("$4.11").
     const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
     let (base, server) = mock_openai(ANSWER, 2);
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
         .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"])
         .env("DOCINTEL_LLM_BASE_URL", &base)
@@ -286,7 +282,7 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     // round 2: it answers from line 13 ("$4.11").
     const NOT_FOUND: &str = r#"{"items":[],"answer_found":false,"complete_answer_found":false,"confidence":0.0,"warnings":["no total in the passages"],"keywords_found":[],"llm_discovered_keywords":["invoice summary"],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
     const FOUND: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let run = |extra: &[&str], max_requests: usize| {
         let (base, server) = mock_openai_replies(vec![NOT_FOUND, FOUND], max_requests);
         let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json"];
@@ -303,7 +299,8 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     assert_eq!(value["answer"]["answer_found"], false, "{value:#}");
 
     // With --iterate 2: a second round whose prompt carries the new keyword.
-    let out = temp_dir("iterate");
+    let tmp_out = temp_dir("cli-iterate");
+    let out = tmp_out.path().to_owned();
     let (value, bodies) = run(&["--iterate", "2", "--out", out.to_str().unwrap()], 2);
     let calls: Vec<&String> = bodies.iter().filter(|b| b.contains("GLOBAL_LINE")).collect();
     assert_eq!(calls.len(), 2, "{bodies:?}");
@@ -327,14 +324,13 @@ fn iterate_retries_retrieval_with_the_keywords_the_model_discovered() {
     let checks = report["checks"].as_array().unwrap();
     assert_eq!(checks.iter().filter(|c| c["what"].as_str().unwrap().ends_with("user prompt")).count(), 2, "{report}");
     assert!(checks.iter().all(|c| c["identical"] == true), "{report}");
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     const FOUND: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
-    let dir = std::env::temp_dir().join(format!("docintel-cli-examples-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp_dir = temp_dir("cli-examples");
+    let dir = tmp_dir.path().to_owned();
     let bank = dir.join("bank.jsonl");
     std::fs::write(
         &bank,
@@ -347,7 +343,7 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     )
     .unwrap();
     let (base, server) = mock_openai(FOUND, 1);
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--out", dir.to_str().unwrap()];
     let out = docintel_llm(
         &base,
@@ -374,7 +370,6 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bank.jsonl"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Without the `embeddings` feature, asking for embedding retrieval is
@@ -382,7 +377,7 @@ fn examples_bank_puts_the_closest_examples_in_the_prompt() {
 #[cfg(not(feature = "embeddings"))]
 #[test]
 fn embeddings_without_the_feature_are_reported_skipped() {
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"];
     let out = docintel(&[&ask[..], &["--embeddings", "/nonexistent/minilm"]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -396,19 +391,21 @@ fn embeddings_without_the_feature_are_reported_skipped() {
 /// With the `embeddings` feature and the model installed: the first question
 /// embeds the document and writes its chunk vectors under
 /// `<out>/<document>/embeddings/`; the next process reads them from there
-/// (the trace says where they came from); `--no-trace` writes none.
+/// (the trace says where they came from); `--no-trace` writes none. Ignored
+/// unless asked for (`-- --include-ignored`): without the model it fails.
 #[cfg(feature = "embeddings")]
 #[test]
+#[ignore = "needs all-MiniLM-L6-v2 (cargo xtask fetch-model minilm); run with --include-ignored"]
 fn embedding_vectors_are_written_under_out_and_read_by_the_next_process() {
-    let model = std::env::var_os("DOCINTEL_EMBED_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-minilm-l6-v2"));
-    if !model.join("model.safetensors").is_file() {
-        eprintln!("SKIPPED: no all-MiniLM-L6-v2 in {} (cargo xtask fetch-model minilm)", model.display());
-        return;
-    }
-    let out = temp_dir("embed-cache");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let model = docintel_test_support::minilm_dir();
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "no all-MiniLM-L6-v2 in {} (cargo xtask fetch-model minilm)",
+        model.display()
+    );
+    let tmp_out = temp_dir("cli-embed-cache");
+    let out = tmp_out.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
     let (pdf, model_arg, out_arg) = (pdf.to_str().unwrap(), model.to_str().unwrap(), out.to_str().unwrap());
     let vectors_from = |question: &str, extra: &[&str]| -> (String, Value) {
         let args = [&["ask", pdf, question, "--json", "--embeddings", model_arg][..], extra].concat();
@@ -422,31 +419,30 @@ fn embedding_vectors_are_written_under_out_and_read_by_the_next_process() {
         let event = event.expect("an embedding_search event");
         (event["detail"]["chunk_vectors"].as_str().unwrap_or_default().to_owned(), event)
     };
+    let (source, event) = vectors_from("What is the total amount?", &["--out", out_arg]);
+    assert_eq!(source, "computed", "{event}");
     let store = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("amazonwebservices-"))
         .expect("the document folder")
         .join("embeddings");
-    let (source, event) = vectors_from("What is the total amount?", &["--out", out_arg]);
-    assert_eq!(source, "computed", "{event}");
     let files: Vec<PathBuf> = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(files.len(), 1, "{files:?}");
     assert_eq!(event["detail"]["chunk_vectors_file"], files[0].display().to_string());
     let (source, event) = vectors_from("What is the invoice date?", &["--out", out_arg]);
     assert_eq!(source, "disk", "{event}");
 
-    let elsewhere = temp_dir("embed-cache-no-trace");
+    let tmp_elsewhere = temp_dir("cli-embed-cache-no-trace");
+    let elsewhere = tmp_elsewhere.path().to_owned();
     let (_, value) = vectors_from("What is the total amount?", &["--no-trace", "--out", elsewhere.to_str().unwrap()]);
     assert_eq!(value["_meta"]["trace_dir"], Value::Null);
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "--no-trace writes nothing");
-    std::fs::remove_dir_all(&out).unwrap();
-    std::fs::remove_dir_all(&elsewhere).unwrap();
 }
 
 #[test]
 fn offline_flag_wins_over_a_configured_endpoint() {
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
         .args(["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace", "--offline"])
         .env("DOCINTEL_LLM_BASE_URL", "http://127.0.0.1:9/v1")
@@ -455,14 +451,6 @@ fn offline_flag_wins_over_a_configured_endpoint() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["answer"]["extraction_method"], "extractive");
-}
-
-/// A fresh temporary folder for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("docintel-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// The one question folder under `out`.
@@ -487,8 +475,9 @@ fn question_folders(out: &std::path::Path) -> Vec<PathBuf> {
 
 #[test]
 fn trace_show_prints_the_decision_path_of_a_real_run() {
-    let out = temp_dir("trace-show");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let tmp_out = temp_dir("cli-trace-show");
+    let out = tmp_out.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
     let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out.to_str().unwrap()]);
     assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
     let folder = question_folder(&out);
@@ -524,12 +513,12 @@ fn trace_show_prints_the_decision_path_of_a_real_run() {
     assert_eq!(summary["answer"], answer["answer"]);
     let passages = summary["retrieval"]["passages"].as_array().unwrap();
     assert!(!passages.is_empty() && passages.iter().all(|p| p["page"] == 1 && p["line_start"].is_u64()));
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn trace_show_names_the_folder_and_the_missing_files() {
-    let dir = temp_dir("trace-missing");
+    let tmp_dir = temp_dir("cli-trace-missing");
+    let dir = tmp_dir.path().to_owned();
     let out = docintel(&["trace", "show", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(3));
     assert!(out.stdout.is_empty());
@@ -540,15 +529,15 @@ fn trace_show_names_the_folder_and_the_missing_files() {
     let out = docintel(&["trace", "show", gone.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8(out.stderr).unwrap().contains("nope"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn llm_responses_are_logged_keyed_by_id_without_the_api_key() {
     const ANSWER: &str = r#"{"items":[{"value":{"value":4.11,"currency":"USD","unit":null},"text":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
     let key = "sk-test-abcdefghijklmnopqrstuvwxyz0123";
-    let out = temp_dir("llm-log");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let tmp_out = temp_dir("cli-llm-log");
+    let out = tmp_out.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
     // Two runs of the same question: the log is appended to, never rewritten.
     for run in 1..=2 {
         // Run 2 reuses the parsed question saved by run 1: no parse call.
@@ -589,13 +578,13 @@ fn llm_responses_are_logged_keyed_by_id_without_the_api_key() {
     let show = docintel(&["trace", "show", folder.to_str().unwrap()]);
     let text = String::from_utf8(show.stdout).unwrap();
     assert!(text.contains("llm response chatcmpl-1") && text.contains("model mock-model"), "{text}");
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn highlight_writes_a_pdf_copy_with_the_cited_line_annotated() {
-    let dir = temp_dir("highlight");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let tmp_dir = temp_dir("cli-highlight");
+    let dir = tmp_dir.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
     let target = dir.join("highlighted.pdf");
     let out = docintel(&[
         "ask",
@@ -635,7 +624,6 @@ fn highlight_writes_a_pdf_copy_with_the_cited_line_annotated() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stdout.is_empty());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -649,8 +637,9 @@ fn help_documents_the_exit_codes() {
 
 #[test]
 fn parse_out_writes_a_document_folder_once_then_reuses_it() {
-    let pdf = fixture("AmazonWebServices.pdf");
-    let out = temp_dir("parse-out");
+    let pdf = invoice("AmazonWebServices.pdf");
+    let tmp_out = temp_dir("cli-parse-out");
+    let out = tmp_out.path().to_owned();
     let _ = std::fs::remove_dir_all(&out);
     let first = docintel(&["parse", pdf.to_str().unwrap(), "--json", "--out", out.to_str().unwrap()]);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
@@ -676,13 +665,13 @@ fn parse_out_writes_a_document_folder_once_then_reuses_it() {
     assert!(third.status.success());
     assert!(String::from_utf8_lossy(&third.stderr).contains("wrote: "));
     assert!(folder.join("chunks.parquet").is_file());
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
 fn trace_replay_rebuilds_the_answer_and_catches_a_tampered_trace() {
-    let out = temp_dir("trace-replay");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let tmp_out = temp_dir("cli-trace-replay");
+    let out = tmp_out.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
     let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out.to_str().unwrap()]);
     assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
     let folder = question_folder(&out);
@@ -705,14 +694,14 @@ fn trace_replay_rebuilds_the_answer_and_catches_a_tampered_trace() {
     let text = String::from_utf8(replay.stdout).unwrap();
     assert!(text.contains("DIFFERS"), "{text}");
     assert!(String::from_utf8_lossy(&replay.stderr).contains("replay differs"), "{:?}", replay.stderr);
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn corpus_mode_picks_the_file_that_answers() {
-    let corpus = temp_dir("corpus");
+    let tmp_corpus = temp_dir("cli-corpus");
+    let corpus = tmp_corpus.path().to_owned();
     for name in ["AmazonWebServices.pdf", "NetpresseInvoice.pdf", "saeco.pdf"] {
-        std::fs::copy(fixture(name), corpus.join(name)).unwrap();
+        std::fs::copy(invoice(name), corpus.join(name)).unwrap();
     }
     std::fs::write(corpus.join("notes.txt"), "Meeting notes\nNothing about invoices here.\n").unwrap();
     std::fs::write(corpus.join("broken.pdf"), b"%PDF-1.4\nnot really").unwrap();
@@ -753,12 +742,11 @@ fn corpus_mode_picks_the_file_that_answers() {
     // A corpus needs only the question; an empty folder is bad input.
     let usage = docintel(&["ask", "--corpus", corpus.to_str().unwrap(), "a.pdf", "What?"]);
     assert_eq!(usage.status.code(), Some(2));
-    let empty = temp_dir("corpus-empty");
+    let tmp_empty = temp_dir("cli-corpus-empty");
+    let empty = tmp_empty.path().to_owned();
     let none = docintel(&["ask", "--corpus", empty.to_str().unwrap(), "What?"]);
     assert_eq!(none.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no readable document"));
-    std::fs::remove_dir_all(&corpus).unwrap();
-    std::fs::remove_dir_all(&empty).unwrap();
 }
 
 #[test]
@@ -775,7 +763,8 @@ fn password_flag_opens_an_encrypted_pdf() {
     let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is this about?", "--password", "secret", "--no-trace"]);
     assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
     // The trace of an encrypted document replays with the password (never stored in it).
-    let out = temp_dir("password-replay");
+    let tmp_out = temp_dir("cli-password-replay");
+    let out = tmp_out.path().to_owned();
     let ask = docintel(&[
         "ask",
         pdf.to_str().unwrap(),
@@ -793,12 +782,12 @@ fn password_flag_opens_an_encrypted_pdf() {
     assert_eq!(locked.status.code(), Some(3), "{}", String::from_utf8_lossy(&locked.stderr));
     let replay = docintel(&["trace", "replay", folder.to_str().unwrap(), "--password", "secret"]);
     assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stdout));
-    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]
 fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
-    let dir = temp_dir("custom-schema");
+    let tmp_dir = temp_dir("cli-custom-schema");
+    let dir = tmp_dir.path().to_owned();
     let schema = dir.join("total.schema.json");
     let span = serde_json::json!({"type": "object", "properties": {
         "line_start": {"type": "integer"}, "line_end": {"type": "integer"},
@@ -811,7 +800,7 @@ fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
     std::fs::write(&schema, text.to_string()).unwrap();
     const REPLY: &str = r#"{"items":[{"total":"$4.11","spans":[{"line_start":13,"line_end":13,"page":1,"quote":"$4.11"}]}],"answer_found":true,"complete_answer_found":true,"warnings":[]}"#;
     let (base, server) = mock_openai(REPLY, 1);
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let ask = ["ask", pdf.to_str().unwrap(), "What is the total amount?", "--json", "--no-trace"];
     let out = docintel_llm(
         &base,
@@ -834,7 +823,6 @@ fn a_custom_schema_is_sent_to_the_model_and_its_reply_returned_and_checked() {
     assert_eq!(out.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("total.schema.json") && stderr.contains("needs a model"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A PDF with `objects` numbered from 1 (1 is the catalog), as the hostile-input probe wrote them.
@@ -858,8 +846,9 @@ fn raw_pdf(objects: &[&str]) -> Vec<u8> {
 
 #[test]
 fn a_corpus_with_a_page_tree_bomb_still_answers_from_the_good_files() {
-    let corpus = temp_dir("corpus-bomb");
-    std::fs::copy(fixture("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
+    let tmp_corpus = temp_dir("cli-corpus-bomb");
+    let corpus = tmp_corpus.path().to_owned();
+    std::fs::copy(invoice("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
     // sibling_count_abort.pdf: a /Pages kid claiming 2^32 pages aborted the whole run (134).
     let text = "BT /F1 12 Tf 72 720 Td (Meeting notes) Tj ET";
     let page = |parent: u32| {
@@ -890,7 +879,6 @@ fn a_corpus_with_a_page_tree_bomb_still_answers_from_the_good_files() {
     let value: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert!(value["document"].as_str().unwrap().ends_with("AmazonWebServices.pdf"), "{}", value["document"]);
     assert_eq!(value["_meta"]["corpus"]["lines_shown"].as_array().unwrap().len(), 2, "{:#}", value["_meta"]);
-    std::fs::remove_dir_all(&corpus).unwrap();
 }
 /// A one-page PDF drawing `content` with Helvetica as /F1.
 fn one_page_pdf(content: &str) -> Vec<u8> {
@@ -913,7 +901,8 @@ fn invoice_pdf(hidden: &str) -> Vec<u8> {
 
 #[test]
 fn invisible_text_is_never_the_answer_offline_or_from_a_model() {
-    let dir = temp_dir("hidden");
+    let tmp_dir = temp_dir("cli-hidden");
+    let dir = tmp_dir.path().to_owned();
     for (name, hidden) in [
         ("white", "1 1 1 rg BT /F1 11 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
         ("tiny", "BT /F1 0.5 Tf 72 676 Td (TOTAL AMOUNT DUE: $999.00) Tj ET"),
@@ -953,12 +942,12 @@ fn invisible_text_is_never_the_answer_offline_or_from_a_model() {
     assert!(bodies.iter().all(|b| !b.contains("999")), "the hidden line reached the model: {bodies:?}");
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["citations_verified"], false, "{value:#}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn an_instruction_like_line_is_flagged_in_the_diagnostics_and_the_trace() {
-    let dir = temp_dir("inject");
+    let tmp_dir = temp_dir("cli-inject");
+    let dir = tmp_dir.path().to_owned();
     let pdf = dir.join("inj_A_after.pdf");
     std::fs::write(
         &pdf,
@@ -983,12 +972,12 @@ fn an_instruction_like_line_is_flagged_in_the_diagnostics_and_the_trace() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let notes = value["_meta"]["retrieval_notes"].to_string();
     assert!(notes.contains("read like instructions") && notes.contains("the answer cites one"), "{notes}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn traces_stay_under_out_one_folder_per_document_content() {
-    let dir = temp_dir("trace-keys");
+    let tmp_dir = temp_dir("cli-trace-keys");
+    let dir = tmp_dir.path().to_owned();
     let out = dir.join("out");
     // `...pdf` (stem `..`) wrote to `<out>/../questions/`.
     let dots = dir.join("...pdf");
@@ -1038,14 +1027,14 @@ fn traces_stay_under_out_one_folder_per_document_content() {
     assert_eq!(replay.status.code(), Some(1));
     let text = String::from_utf8(replay.stdout).unwrap();
     assert!(text.lines().any(|l| l.contains("DIFFERS") && l.contains("question")), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_failed_run_writes_no_trace_folder() {
-    let dir = temp_dir("failed-run");
+    let tmp_dir = temp_dir("cli-failed-run");
+    let dir = tmp_dir.path().to_owned();
     let out = dir.join("out");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     // A model server that refuses every call: the run fails after the question parse.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -1069,12 +1058,11 @@ fn a_failed_run_writes_no_trace_folder() {
     assert_eq!(failed.status.code(), Some(1), "{}", String::from_utf8_lossy(&failed.stderr));
     // Before, parsed_question.json was written ahead of the answer: a folder with no answer.
     assert!(!out.exists() || question_folders(&out).is_empty(), "a failed run wrote {:?}", question_folders(&out));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn mistakes_get_their_documented_exit_codes_and_a_clear_message() {
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let pdf = pdf.to_str().unwrap();
     let code = |out: &Output| (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned());
     // Questions that are no questions: usage (2), not an internal failure (1).
@@ -1114,10 +1102,11 @@ fn mistakes_get_their_documented_exit_codes_and_a_clear_message() {
 #[test]
 fn a_non_utf8_file_name_is_a_file_and_a_closed_pipe_is_no_error() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = temp_dir("non-utf8");
+    let tmp_dir = temp_dir("cli-non-utf8");
+    let dir = tmp_dir.path().to_owned();
     let name = std::ffi::OsStr::from_bytes(b"inv\xff.pdf");
     let pdf = dir.join(name);
-    std::fs::copy(fixture("AmazonWebServices.pdf"), &pdf).unwrap();
+    std::fs::copy(invoice("AmazonWebServices.pdf"), &pdf).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
         .arg("ask")
         .arg(&pdf)
@@ -1139,12 +1128,12 @@ fn a_non_utf8_file_name_is_a_file_and_a_closed_pipe_is_no_error() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("Broken pipe"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn escape_sequences_from_a_document_are_shown_not_played() {
-    let dir = temp_dir("esc");
+    let tmp_dir = temp_dir("cli-esc");
+    let dir = tmp_dir.path().to_owned();
     let txt = dir.join("esc_spoof.txt");
     std::fs::write(&txt, b"ACME Invoice\nTotal: 42.00 USD\x1b[1A\r\x1b[2K999.00 USD\x1b[1B\n").unwrap();
     for args in
@@ -1156,16 +1145,16 @@ fn escape_sequences_from_a_document_are_shown_not_played() {
         assert!(!stdout.contains('\x1b') && !stdout.contains('\r'), "{stdout:?}");
         assert!(stdout.contains("\\u{1b}[1A"), "{stdout}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn the_answer_is_printed_when_its_trace_cannot_be_written() {
-    let dir = temp_dir("unwritable");
+    let tmp_dir = temp_dir("cli-unwritable");
+    let dir = tmp_dir.path().to_owned();
     let blocker = dir.join("a-file");
     std::fs::write(&blocker, b"not a folder").unwrap();
     let out_dir = blocker.join("out");
-    let pdf = fixture("AmazonWebServices.pdf");
+    let pdf = invoice("AmazonWebServices.pdf");
     let out =
         docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out_dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -1184,16 +1173,16 @@ fn the_answer_is_printed_when_its_trace_cannot_be_written() {
     ]);
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("4.11 USD"), "no answer printed");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[cfg(unix)]
 #[test]
 fn a_corpus_link_to_a_file_outside_the_folder_is_left_out() {
-    let dir = temp_dir("corpus-link");
+    let tmp_dir = temp_dir("cli-corpus-link");
+    let dir = tmp_dir.path().to_owned();
     let corpus = dir.join("corpus");
     std::fs::create_dir_all(&corpus).unwrap();
-    std::fs::copy(fixture("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
+    std::fs::copy(invoice("AmazonWebServices.pdf"), corpus.join("AmazonWebServices.pdf")).unwrap();
     std::fs::write(dir.join("secret.txt"), "Total amount due: 999.00 USD\n").unwrap();
     std::os::unix::fs::symlink(dir.join("secret.txt"), corpus.join("secret.txt")).unwrap();
     let out =
@@ -1202,7 +1191,6 @@ fn a_corpus_link_to_a_file_outside_the_folder_is_left_out() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(value["_meta"]["corpus"]["lines_shown"].as_array().unwrap().len(), 1, "{:#}", value["_meta"]["corpus"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("outside"), "no warning");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A llama.cpp-like server on 127.0.0.1 with an `n_ctx`-token context: `GET
@@ -1299,7 +1287,7 @@ fn mock_llama(n_ctx: usize, advertise: bool) -> (String, std::thread::JoinHandle
 
 #[test]
 fn a_long_section_listing_question_fits_a_4096_token_model() {
-    let pdf = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/nist/nist_csf_2.0_excerpt.pdf");
+    let pdf = fixture("nist/nist_csf_2.0_excerpt.pdf");
     let ask = |base: &str| {
         let args = [
             "ask",

@@ -260,8 +260,8 @@ mod tests {
 
     #[test]
     fn files_are_read_and_bad_files_name_themselves() {
-        let dir = std::env::temp_dir().join(format!("docintel-custom-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = docintel_test_support::temp_dir("custom-schema");
+        let dir = tmp.path();
         let good = dir.join("address.json");
         let mut schema = address_schema();
         schema.as_object_mut().unwrap().remove("title");
@@ -272,6 +272,5 @@ mod tests {
         assert!(CustomSchema::from_file(&bad).unwrap_err().to_string().contains("broken.json: not JSON"));
         let missing = CustomSchema::from_file(&dir.join("absent.json")).unwrap_err();
         assert!(matches!(missing, CustomSchemaError::Io { .. }));
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -138,32 +138,9 @@ pub(crate) fn labelled_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Line};
 
     fn document(texts: &[&str]) -> ParsedDocument {
-        let lines = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| Line {
-                line_id: i as u32 + 1,
-                page: 1,
-                line_in_page: i as u32 + 1,
-                text: (*t).to_owned(),
-                bbox: BBox::default(),
-            })
-            .collect();
-        let profile = DocumentProfile {
-            format: DocumentFormat::Pdf,
-            n_pages: Some(1),
-            has_toc: false,
-            has_tables: false,
-            languages: vec![],
-            is_scanned: false,
-            doc_type: None,
-            typical_fields: vec![],
-            summary: None,
-        };
-        ParsedDocument { source: "t.pdf".into(), profile, lines, pages: vec![], toc: vec![], diagnostics: vec![] }
+        docintel_test_support::pages(&[texts]).build()
     }
 
     fn passage(start: u32, end: u32, anchor: u32) -> Passage {

@@ -117,48 +117,17 @@ pub(crate) fn first_passage_out_of_document(
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Line, ParsedDocument, Passage};
+    use docintel_schema::{BBox, ParsedDocument, Passage};
 
-    /// A document from `(text, page)` rows, line ids 1..=n.
+    /// A document from `(text, page)` rows, line ids 1..=n (the shared
+    /// test builder: no page table).
     pub(crate) fn doc(rows: &[(&str, u32)]) -> ParsedDocument {
-        doc_in(rows, &[])
+        docintel_test_support::rows(rows).build()
     }
 
     /// A document with detected languages.
     pub(crate) fn doc_in(rows: &[(&str, u32)], languages: &[&str]) -> ParsedDocument {
-        let mut lines: Vec<Line> = Vec::new();
-        for (i, (text, page)) in rows.iter().enumerate() {
-            let line_in_page = match lines.last() {
-                Some(prev) if prev.page == *page => prev.line_in_page + 1,
-                _ => 1,
-            };
-            lines.push(Line {
-                line_id: i as u32 + 1,
-                page: *page,
-                line_in_page,
-                text: (*text).to_owned(),
-                bbox: BBox::default(),
-            });
-        }
-        let n_pages = lines.last().map(|l| l.page);
-        ParsedDocument {
-            source: "test".to_owned(),
-            profile: DocumentProfile {
-                format: DocumentFormat::Pdf,
-                n_pages,
-                has_toc: false,
-                has_tables: false,
-                languages: languages.iter().map(|l| (*l).to_owned()).collect(),
-                is_scanned: false,
-                doc_type: None,
-                typical_fields: Vec::new(),
-                summary: None,
-            },
-            lines,
-            pages: Vec::new(),
-            toc: Vec::new(),
-            diagnostics: Vec::new(),
-        }
+        docintel_test_support::rows(rows).languages(languages).build()
     }
 
     /// A one-page document from `(text, [x0, y0, x1, y1])` rows (PDF points,

@@ -14,9 +14,8 @@ use docintel_generate::{
     LlmGenerator, TEMPLATE_VERSION, estimate_input_tokens, extract_fields, sequential_batches, verify_citations,
 };
 use docintel_schema::{
-    AnswerShape, AnswerValue, BBox, ChunkStrategy, Decomposition, Distinction, DocumentFormat, DocumentProfile,
-    Generator, Keyword, LanguageModel, Line, LlmRequest, LlmResponse, ParsedDocument, ParsedQuestion, Passage,
-    TraceEvent, Usage,
+    AnswerShape, AnswerValue, ChunkStrategy, Decomposition, Distinction, Generator, Keyword, LanguageModel, LlmRequest,
+    LlmResponse, ParsedDocument, ParsedQuestion, Passage, TraceEvent, Usage,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -24,38 +23,7 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------- helpers
 
 fn document(rows: &[(String, u32)]) -> ParsedDocument {
-    let mut lines: Vec<Line> = Vec::new();
-    for (i, (text, page)) in rows.iter().enumerate() {
-        let line_in_page = match lines.last() {
-            Some(prev) if prev.page == *page => prev.line_in_page + 1,
-            _ => 1,
-        };
-        lines.push(Line {
-            line_id: i as u32 + 1,
-            page: *page,
-            line_in_page,
-            text: text.clone(),
-            bbox: BBox::default(),
-        });
-    }
-    ParsedDocument {
-        source: "test.pdf".into(),
-        profile: DocumentProfile {
-            format: DocumentFormat::Pdf,
-            n_pages: lines.last().map(|l| l.page),
-            has_toc: false,
-            has_tables: false,
-            languages: vec![],
-            is_scanned: false,
-            doc_type: None,
-            typical_fields: vec![],
-            summary: None,
-        },
-        lines,
-        pages: vec![],
-        toc: vec![],
-        diagnostics: vec![],
-    }
+    docintel_test_support::rows(rows).build()
 }
 
 fn passage(line_start: u32, line_end: u32, page: u32) -> Passage {

@@ -260,28 +260,22 @@ mod tests {
         }
     }
 
-    fn temp_dir(name: &str) -> PathBuf {
-        std::env::temp_dir().join(format!("docintel-llm-{name}-{}", std::process::id()))
-    }
-
     #[test]
     fn replays_what_was_recorded_and_only_that() {
-        let dir = temp_dir("replay");
-        let transport = ReplayTransport::new(&dir);
+        let dir = docintel_test_support::temp_dir("llm-replay");
+        let transport = ReplayTransport::new(dir.path());
         transport.record(&request("hello"), &response("stop")).unwrap();
         assert_eq!(transport.complete(&request("hello")).unwrap(), response("stop"));
         let missing = transport.complete(&request("hello!")).unwrap_err();
         assert!(matches!(missing, LlmError::NotRecorded { .. }), "{missing}");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_truncated_reply_is_an_error() {
-        let dir = temp_dir("truncated");
-        let transport = ReplayTransport::new(&dir);
+        let dir = docintel_test_support::temp_dir("llm-truncated");
+        let transport = ReplayTransport::new(dir.path());
         transport.record(&request("long"), &response("length")).unwrap();
         assert!(matches!(transport.complete(&request("long")), Err(LlmError::Truncated { .. })));
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

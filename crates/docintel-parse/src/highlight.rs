@@ -226,20 +226,15 @@ fn set_annots(doc: &mut Document, page_id: ObjectId, items: Vec<Object>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture(name: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
-    }
+    use docintel_test_support::{invoice, temp_dir};
 
     #[test]
     fn cited_lines_become_highlight_annotations_on_their_page() {
-        let input = fixture("AmazonWebServices.pdf");
+        let input = invoice("AmazonWebServices.pdf");
         let parsed = crate::parse_pdf(&input).unwrap();
         let line = parsed.lines.iter().find(|l| l.text.contains("4.11")).expect("a line with the total");
-        let dir = std::env::temp_dir().join(format!("docintel-highlight-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let output = dir.join("out.pdf");
+        let dir = temp_dir("highlight");
+        let output = dir.path().join("out.pdf");
         let off_page = BBox { x0: 5000.0, y0: 5000.0, x1: 5100.0, y1: 5010.0 };
         let boxes =
             vec![(line.page, line.bbox, "TOTAL é $4.11".to_owned()), (line.page, off_page, "nowhere".to_owned())];
@@ -274,6 +269,5 @@ mod tests {
 
         let missing = highlight_pdf(&input, &output, &[(99, line.bbox, String::new())]).unwrap_err();
         assert!(matches!(missing, HighlightError::NoSuchPage { page: 99, .. }), "{missing}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

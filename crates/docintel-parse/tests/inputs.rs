@@ -7,18 +7,11 @@ use std::path::{Path, PathBuf};
 
 use docintel_parse::{ParseError, ParseOptions, parse_file, parse_file_with_options, parse_pdf_bytes};
 use docintel_schema::{DocumentFormat, ParsedDocument, Severity, TocSource};
+use docintel_test_support::scratch_file;
 use pdf_extract::{Dictionary, Document, Object, Stream};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
-}
-
-fn scratch_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("docintel-parse-inputs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).expect("scratch file");
-    path
 }
 
 fn texts(doc: &ParsedDocument) -> Vec<&str> {

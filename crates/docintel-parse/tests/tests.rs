@@ -1,30 +1,19 @@
 //! Integration tests over the real invoice fixtures, broken inputs and a
 //! synthetic PDF built here (outline, named destinations, a broken page).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use docintel_parse::{
     ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, parse_pdf_bytes, vision_candidates,
 };
 use docintel_schema::{DocumentFormat, ParsedDocument, Severity, TocSource};
+use docintel_test_support::{invoice, scratch_file, temp_dir};
 use pdf_extract::{Dictionary, Document, Object, ObjectId, Stream};
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
-}
-
 fn parse_fixture(name: &str) -> ParsedDocument {
-    let doc = parse_pdf(&fixture(name)).unwrap_or_else(|e| panic!("{e}"));
+    let doc = parse_pdf(&invoice(name)).unwrap_or_else(|e| panic!("{e}"));
     doc.check_invariants().unwrap();
     doc
-}
-
-fn scratch_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("docintel-parse-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
 }
 
 fn find<'a>(doc: &'a ParsedDocument, needle: &str) -> &'a docintel_schema::Line {
@@ -121,7 +110,7 @@ fn flipkart_and_saeco_invoices() {
 
 #[test]
 fn missing_file_is_not_found() {
-    let path = fixture("does-not-exist.pdf");
+    let path = invoice("does-not-exist.pdf");
     let err = parse_pdf(&path).unwrap_err();
     assert!(matches!(err, ParseError::NotFound { .. }), "{err:?}");
     let msg = err.to_string();
@@ -155,7 +144,7 @@ fn empty_file_is_not_a_pdf() {
 
 #[test]
 fn truncated_pdf_is_malformed() {
-    let bytes = std::fs::read(fixture("AmazonWebServices.pdf")).unwrap();
+    let bytes = std::fs::read(invoice("AmazonWebServices.pdf")).unwrap();
     let err = parse_pdf_bytes("truncated.pdf", &bytes[..300]).unwrap_err();
     assert!(matches!(err, ParseError::Malformed { .. }), "{err:?}");
     let msg = err.to_string();
@@ -174,12 +163,17 @@ fn garbage_after_header_is_malformed() {
 
 #[test]
 fn appended_garbage_after_a_valid_pdf_still_parses() {
-    let mut bytes = std::fs::read(fixture("AmazonWebServices.pdf")).unwrap();
+    let original = std::fs::read(invoice("AmazonWebServices.pdf")).unwrap();
+    let mut bytes = original.clone();
     bytes.extend_from_slice(b"\n\x00\x01garbage trailing bytes\xff\xfe");
-    // Either a document or a clean error: never a panic.
-    if let Ok(doc) = parse_pdf_bytes("appended.pdf", &bytes) {
-        doc.check_invariants().unwrap();
-    }
+    let doc = parse_pdf_bytes("appended.pdf", &bytes).unwrap_or_else(|e| panic!("bytes after %%EOF: {e}"));
+    doc.check_invariants().unwrap();
+    // The bytes after the end of the file change nothing that was read.
+    let clean = parse_pdf_bytes("clean.pdf", &original).unwrap();
+    let lines = |d: &ParsedDocument| d.lines.iter().map(|l| (l.page, l.text.clone())).collect::<Vec<_>>();
+    assert!(!doc.lines.is_empty());
+    assert_eq!(lines(&doc), lines(&clean));
+    assert_eq!(doc.pages.len(), clean.pages.len());
 }
 
 // ---------------------------------------------------------------------------
@@ -521,7 +515,7 @@ fn parse_file_dispatches_on_bytes_and_extension() {
     assert!(doc.toc.is_empty());
 
     // A PDF under another name is still a PDF.
-    let pdf = scratch_file("invoice.bin", &std::fs::read(fixture("AmazonWebServices.pdf")).unwrap());
+    let pdf = scratch_file("invoice.bin", &std::fs::read(invoice("AmazonWebServices.pdf")).unwrap());
     assert_eq!(parse_file(&pdf).unwrap().profile.format, DocumentFormat::Pdf);
 
     let docx = scratch_file("contract.docx", b"PK\x03\x04 not really a docx");
@@ -536,7 +530,7 @@ fn parse_file_dispatches_on_bytes_and_extension() {
 
     let fake_pdf = scratch_file("fake.pdf", b"hello");
     assert!(matches!(parse_file(&fake_pdf).unwrap_err(), ParseError::NotPdf { .. }));
-    assert!(matches!(parse_file(&fixture("missing.md")).unwrap_err(), ParseError::NotFound { .. }));
+    assert!(matches!(parse_file(&invoice("missing.md")).unwrap_err(), ParseError::NotFound { .. }));
 }
 
 #[test]
@@ -581,14 +575,14 @@ fn column<'a, T: 'static>(batch: &'a arrow_array::RecordBatch, name: &str) -> &'
 fn aws_invoice_tables_round_trip_through_parquet() {
     use arrow_array::{Float32Array, ListArray, StringArray, UInt32Array};
 
-    let path = fixture("AmazonWebServices.pdf");
+    let path = invoice("AmazonWebServices.pdf");
     let bytes = std::fs::read(&path).unwrap();
     let doc = parse_fixture("AmazonWebServices.pdf");
     let chunks = chunk_document(&doc, &ChunkConfig { max_tokens: 64, overlap_tokens: 8 });
     assert!(!chunks.is_empty());
-    let out = std::env::temp_dir().join(format!("docintel-parse-output-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let dir = docintel_parse::document_folder(&out, &path, &bytes);
+    let out_guard = temp_dir("parse-output");
+    let out = out_guard.path();
+    let dir = docintel_parse::document_folder(out, &path, &bytes);
     let hash = docintel_parse::content_hash(&bytes);
     assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("amazonwebservices-"));
     assert!(dir.to_str().unwrap().ends_with(&hash[..12]));
@@ -654,5 +648,4 @@ fn aws_invoice_tables_round_trip_through_parquet() {
     // A profile with another hash is stale too.
     docintel_parse::write_tables(&doc, &chunks, &"0".repeat(64), &dir).unwrap();
     assert!(!docintel_parse::is_up_to_date(&dir));
-    let _ = std::fs::remove_dir_all(&out);
 }

@@ -238,14 +238,11 @@ fn strict_violations(value: &Value, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn a_new_answer_type_row_changes_prompt_schema_and_parse() {
-    let dir = std::env::temp_dir().join(format!("docintel-question-llm-types-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = docintel_test_support::temp_dir("question-llm-types");
     let builtin = include_str!("../data/answer_types.csv");
     let row = "policy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,,text,gpt-4.1-nano,\"A policy identifier.\"\n";
-    std::fs::write(dir.join("answer_types.csv"), format!("{builtin}{row}")).unwrap();
-    let satellites = Satellites::from_dir(&dir);
-    std::fs::remove_dir_all(&dir).unwrap();
-    let satellites = satellites.unwrap();
+    std::fs::write(dir.path().join("answer_types.csv"), format!("{builtin}{row}")).unwrap();
+    let satellites = Satellites::from_dir(dir.path()).unwrap();
 
     let builtin = Satellites::builtin();
     let line = "- policy_number: A policy identifier.\n";

@@ -1276,54 +1276,11 @@ impl Retriever for KeywordRetriever {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Keyword, Line, NullSink, PageInfo};
+    use docintel_schema::{BBox, Keyword, NullSink};
 
+    /// One slice of line texts per page (the shared test builder, with a page table).
     pub(crate) fn document(pages: &[&[&str]]) -> ParsedDocument {
-        let mut lines = Vec::new();
-        let mut infos = Vec::new();
-        for (p, page_lines) in pages.iter().enumerate() {
-            let page = p as u32 + 1;
-            for (i, text) in page_lines.iter().enumerate() {
-                lines.push(Line {
-                    line_id: lines.len() as u32 + 1,
-                    page,
-                    line_in_page: i as u32 + 1,
-                    text: (*text).to_owned(),
-                    bbox: BBox::default(),
-                });
-            }
-            infos.push(PageInfo {
-                page,
-                n_lines: page_lines.len() as u32,
-                n_chars: 0,
-                has_text_layer: !page_lines.is_empty(),
-                n_images: 0,
-                n_vector_paths: 0,
-                has_figure: false,
-                figure_kind: None,
-                decorative_image_hashes: vec![],
-                width: 612.0,
-                height: 792.0,
-            });
-        }
-        ParsedDocument {
-            source: "test.pdf".into(),
-            profile: DocumentProfile {
-                format: DocumentFormat::Pdf,
-                n_pages: Some(pages.len() as u32),
-                has_toc: false,
-                has_tables: false,
-                languages: vec![],
-                is_scanned: false,
-                doc_type: None,
-                typical_fields: vec![],
-                summary: None,
-            },
-            lines,
-            pages: infos,
-            toc: vec![],
-            diagnostics: vec![],
-        }
+        docintel_test_support::pages(pages).build()
     }
 
     #[test]

@@ -263,7 +263,8 @@ mod tests {
 
     #[test]
     fn secrets_never_reach_disk() {
-        let dir = std::env::temp_dir().join(format!("docintel-trace-test-{}", std::process::id()));
+        let tmp_dir = docintel_test_support::temp_dir("trace-test");
+        let dir = tmp_dir.path().to_owned();
         let mut events = TraceRecorder::new();
         events.record(TraceEvent {
             brick: "llm".into(),
@@ -275,7 +276,6 @@ mod tests {
                 "kept": "sk-short",
             }),
         });
-        fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.json");
         write_json_atomic(&path, &events.events()).unwrap();
         let written = fs::read_to_string(&path).unwrap();
@@ -290,7 +290,6 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     fn llm_event(id: &str, key: &str) -> TraceEvent {
@@ -313,9 +312,8 @@ mod tests {
 
     #[test]
     fn llm_responses_are_appended_one_line_each_keyed_and_redacted() {
-        let dir = std::env::temp_dir().join(format!("docintel-trace-llm-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let tmp_dir = docintel_test_support::temp_dir("trace-llm");
+        let dir = tmp_dir.path().to_owned();
         let key = "sk-proj-abcdefghijklmnopqrstuvwx";
         let other = TraceEvent { brick: "retrieve".into(), step: "keyword_search".into(), detail: json!({}) };
         let first = [llm_event("chatcmpl-1", key), other.clone(), llm_event("chatcmpl-2", key)];
@@ -338,14 +336,12 @@ mod tests {
         fs::create_dir_all(&empty).unwrap();
         assert_eq!(append_llm_responses(&empty, &[other]).unwrap(), 0);
         assert!(!empty.join(LLM_RESPONSES_FILE).exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn loading_a_folder_without_trace_files_names_the_folder_and_the_files() {
-        let dir = std::env::temp_dir().join(format!("docintel-trace-missing-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
+        let tmp_dir = docintel_test_support::temp_dir("trace-missing");
+        let dir = tmp_dir.path().to_owned();
         fs::write(dir.join(ANSWER_FILE), "{}").unwrap();
         let error = load_question_trace(&dir).unwrap_err().to_string();
         assert!(error.contains(&dir.display().to_string()), "{error}");
@@ -356,6 +352,5 @@ mod tests {
         fs::write(dir.join(PIPELINE_TRACE_FILE), "{\"events\": []}").unwrap();
         let error = load_question_trace(&dir).unwrap_err();
         assert!(matches!(&error, TraceError::Corrupt { path, .. } if path.ends_with(PARSED_QUESTION_FILE)), "{error}");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

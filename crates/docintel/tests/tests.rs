@@ -6,14 +6,11 @@ use std::path::PathBuf;
 
 use docintel::schema::{AnswerValue, AskOutput};
 use docintel::{AskOptions, pdf_qa};
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invoices").join(name)
-}
+use docintel_test_support::{invoice, temp_dir};
 
 fn ask(name: &str, question: &str) -> AskOutput {
     let output =
-        pdf_qa(&fixture(name), question, &AskOptions::new(5)).unwrap_or_else(|e| panic!("{name}: {question}: {e}"));
+        pdf_qa(&invoice(name), question, &AskOptions::new(5)).unwrap_or_else(|e| panic!("{name}: {question}: {e}"));
     assert!(output.citations_verified, "{name}: {question}: {:#?}", output.meta.citation_problems);
     output
 }
@@ -102,10 +99,11 @@ fn a_page_outside_the_document_is_noted_not_fatal() {
 
 #[test]
 fn the_trace_is_written_per_question() {
-    let out = std::env::temp_dir().join(format!("docintel-facade-trace-{}", std::process::id()));
+    let tmp_out = temp_dir("facade-trace");
+    let out = tmp_out.path().to_owned();
     let mut options = AskOptions::new(5);
     options.out_dir = Some(out.clone());
-    let output = pdf_qa(&fixture("AmazonWebServices.pdf"), "What is the total amount?", &options).unwrap();
+    let output = pdf_qa(&invoice("AmazonWebServices.pdf"), "What is the total amount?", &options).unwrap();
     let dir = PathBuf::from(output.meta.trace_dir.as_deref().expect("trace_dir set"));
     assert!(dir.starts_with(&out));
     for file in ["parsed_question.json", "pipeline_trace.json", "answer.json"] {
@@ -114,15 +112,14 @@ fn the_trace_is_written_per_question() {
     let parsed: docintel::schema::ParsedQuestion =
         serde_json::from_str(&std::fs::read_to_string(dir.join("parsed_question.json")).unwrap()).unwrap();
     assert_eq!(parsed.answer_type, "amount");
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 #[test]
 fn bad_input_is_an_error_naming_the_file() {
-    let missing = pdf_qa(&fixture("nope.pdf"), "What?", &AskOptions::new(5)).unwrap_err();
+    let missing = pdf_qa(&invoice("nope.pdf"), "What?", &AskOptions::new(5)).unwrap_err();
     assert!(missing.to_string().contains("nope.pdf"), "{missing}");
-    let dir = std::env::temp_dir().join(format!("docintel-facade-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp_dir = temp_dir("facade-bad");
+    let dir = tmp_dir.path().to_owned();
     let binary = dir.join("scan.bin");
     std::fs::write(&binary, [0x89, b'P', b'N', b'G', 0, 0, 0, 13, 0xff, 0xfe]).unwrap();
     let unsupported = pdf_qa(&binary, "What?", &AskOptions::new(5)).unwrap_err();
@@ -131,27 +128,26 @@ fn bad_input_is_an_error_naming_the_file() {
     std::fs::write(&fake_pdf, "plain words").unwrap();
     let not_pdf = pdf_qa(&fake_pdf, "What?", &AskOptions::new(5)).unwrap_err();
     assert!(not_pdf.to_string().contains("fake.pdf: not a PDF"), "{not_pdf}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_second_ask_reuses_the_persisted_parsed_question() {
-    let out = std::env::temp_dir().join(format!("docintel-facade-cache-{}", std::process::id()));
+    let tmp_out = temp_dir("facade-cache");
+    let out = tmp_out.path().to_owned();
     let mut options = AskOptions::new(5);
     options.out_dir = Some(out.clone());
-    let pdf = fixture("NetpresseInvoice.pdf");
+    let pdf = invoice("NetpresseInvoice.pdf");
     let first = pdf_qa(&pdf, "What is the invoice date?", &options).unwrap();
     let second = pdf_qa(&pdf, "What is the invoice date?", &options).unwrap();
     assert!(!first.meta.parsed_question_cached);
     assert!(second.meta.parsed_question_cached);
     assert_eq!(first.answer, second.answer);
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 #[test]
 fn plain_text_documents_answer_too() {
-    let dir = std::env::temp_dir().join(format!("docintel-facade-txt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp_dir = temp_dir("facade-txt");
+    let dir = tmp_dir.path().to_owned();
     let txt = dir.join("receipt.txt");
     std::fs::write(&txt, "Receipt 2041\nDate: 12 March 2024\n\nSubtotal: 10.00 EUR\nTotal amount: 12.50 EUR\n")
         .unwrap();
@@ -161,19 +157,17 @@ fn plain_text_documents_answer_too() {
         AnswerValue::Amount(a) => assert_eq!((a.value, a.currency.as_deref()), (12.5, Some("EUR"))),
         other => panic!("{other:?}"),
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn bad_satellite_tables_are_an_error_naming_the_file() {
-    let dir = std::env::temp_dir().join(format!("docintel-facade-sat-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp_dir = temp_dir("facade-sat");
+    let dir = tmp_dir.path().to_owned();
     std::fs::write(dir.join("models.csv"), "this,is,not,the,header\n").unwrap();
     let mut options = AskOptions::new(5);
     options.satellites_dir = Some(dir.clone());
-    let error = pdf_qa(&fixture("saeco.pdf"), "What is the total amount?", &options).unwrap_err();
+    let error = pdf_qa(&invoice("saeco.pdf"), "What is the total amount?", &options).unwrap_err();
     assert!(error.to_string().contains("models.csv"), "{error}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -371,7 +371,8 @@ fn passage(segment: &[Line], score: f64, keywords: &[String], query_words: &[Str
 mod tests {
     use std::cell::Cell;
 
-    use docintel_schema::{BBox, DocumentFormat, DocumentProfile, Keyword, NullSink, PageInfo};
+    use docintel_schema::{Keyword, NullSink};
+    use docintel_test_support::{pages, temp_dir};
 
     use super::*;
 
@@ -460,34 +461,6 @@ mod tests {
         }
     }
 
-    fn document(pages: &[&[&str]]) -> ParsedDocument {
-        let mut lines = Vec::new();
-        for (p, page_lines) in pages.iter().enumerate() {
-            for (i, text) in page_lines.iter().enumerate() {
-                lines.push(Line {
-                    line_id: lines.len() as u32 + 1,
-                    page: p as u32 + 1,
-                    line_in_page: i as u32 + 1,
-                    text: (*text).to_owned(),
-                    bbox: BBox::default(),
-                });
-            }
-        }
-        let profile = DocumentProfile {
-            format: DocumentFormat::Txt,
-            n_pages: Some(pages.len() as u32),
-            has_toc: false,
-            has_tables: false,
-            languages: vec![],
-            is_scanned: false,
-            doc_type: None,
-            typical_fields: vec![],
-            summary: None,
-        };
-        let pages = (1..=pages.len() as u32).map(|p| PageInfo::from_text(p, 1, 1, 612.0, 792.0)).collect();
-        ParsedDocument { source: "test.txt".into(), profile, lines, pages, toc: vec![], diagnostics: vec![] }
-    }
-
     fn chunk(doc: &ParsedDocument, id: u32, start: u32, end: u32) -> Chunk {
         let lines = doc.line_range(start, end);
         Chunk {
@@ -516,13 +489,14 @@ mod tests {
     fn fixture() -> (ParsedDocument, Vec<Chunk>) {
         // Page 1: the relevant text; pages 2-4: unrelated filler; a chunk
         // crossing pages 4-5 ends with a second relevant line.
-        let doc = document(&[
+        let doc = pages(&[
             &["Introduction", "password rotation policy requires changing passwords every ninety days"],
             &FILLER[..3],
             &FILLER[3..6],
             &FILLER[6..],
             &["password rotation policy exceptions", "weather forecast rain tomorrow"],
-        ]);
+        ])
+        .build();
         let mut chunks = Vec::new();
         for (id, line) in (1..=doc.lines.len() as u32).enumerate() {
             chunks.push(chunk(&doc, id as u32, line, line));
@@ -615,25 +589,6 @@ mod tests {
         assert!(matches!(err, EmbedError::Shape(_)), "{err}");
     }
 
-    /// A fresh directory under the system temporary directory, removed on
-    /// drop.
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(test: &str) -> TempDir {
-            let dir = std::env::temp_dir().join(format!("docintel-embed-{test}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).expect("temporary directory");
-            TempDir(dir)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     /// Every entry of `dir`, sorted (temporary files included, to catch
     /// leftovers).
     fn entries(dir: &Path) -> Vec<PathBuf> {
@@ -658,8 +613,8 @@ mod tests {
 
     #[test]
     fn second_retriever_reads_the_chunk_vectors_from_disk_without_embedding_them() {
-        let tmp = TempDir::new("reuse");
-        let store = tmp.0.join("doc").join("embeddings");
+        let tmp = temp_dir("embed-reuse");
+        let store = tmp.path().join("doc").join("embeddings");
         let (first, event, calls) = ask_fresh(BagOfWords::new(), &store);
         // 1 chunk batch + 1 query batch.
         assert_eq!(calls, 2);
@@ -682,8 +637,8 @@ mod tests {
 
     #[test]
     fn damaged_vector_file_is_recomputed_and_overwritten_without_panic() {
-        let tmp = TempDir::new("damaged");
-        let store = tmp.0.join("embeddings");
+        let tmp = temp_dir("embed-damaged");
+        let store = tmp.path().join("embeddings");
         let (good, _, _) = ask_fresh(BagOfWords::new(), &store);
         let path = entries(&store).remove(0);
         let original = std::fs::read(&path).expect("vector file");
@@ -720,8 +675,8 @@ mod tests {
 
     #[test]
     fn another_embedder_name_does_not_reuse_the_file() {
-        let tmp = TempDir::new("other-embedder");
-        let store = tmp.0.join("embeddings");
+        let tmp = temp_dir("embed-other-embedder");
+        let store = tmp.path().join("embeddings");
         ask_fresh(BagOfWords::new(), &store);
         let (_, event, calls) = ask_fresh(BagOfWords::named("bag-of-words/2"), &store);
         assert_eq!(calls, 2);
@@ -732,9 +687,9 @@ mod tests {
 
     #[test]
     fn unwritable_store_keeps_the_vectors_in_memory_with_a_note() {
-        let tmp = TempDir::new("unwritable");
+        let tmp = temp_dir("embed-unwritable");
         // A directory cannot be created under a plain file (root included).
-        let blocker = tmp.0.join("out");
+        let blocker = tmp.path().join("out");
         std::fs::write(&blocker, "a file, not a folder").expect("write");
         let store = blocker.join("embeddings");
         let (doc, chunks) = fixture();
