@@ -54,6 +54,25 @@ static PLACES: LazyLock<HashSet<String>> = LazyLock::new(|| {
         .filter(|l| !l.is_empty())
         .collect()
 });
+/// Each listed place with the scale of its section (`# scale: city`).
+static PLACE_SCALES: LazyLock<std::collections::HashMap<String, &'static str>> = LazyLock::new(|| {
+    let mut scale = "";
+    let mut out = std::collections::HashMap::new();
+    for line in include_str!("../../data/places.txt").lines() {
+        if let Some(rest) = line.strip_prefix("# scale: ") {
+            scale = rest.split_whitespace().next().unwrap_or_default();
+        } else if !line.starts_with('#') && !line.trim().is_empty() {
+            out.entry(line.trim().to_lowercase()).or_insert(scale);
+        }
+    }
+    out
+});
+
+/// The scale of a listed place: `country`, `region`, `state` or `city`.
+pub(crate) fn place_scale(name: &str) -> Option<&'static str> {
+    PLACE_SCALES.get(&name.trim().trim_end_matches('.').to_lowercase()).copied().filter(|s| !s.is_empty())
+}
+
 static ORG_WORDS: LazyLock<(HashSet<String>, HashSet<String>)> = LazyLock::new(|| {
     let all = word_list(include_str!("../../data/org_suffixes.txt"));
     let prefixes = all.iter().filter_map(|w| w.strip_suffix('>')).map(str::to_owned).collect();

@@ -282,7 +282,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Duration => duration::find(text, i, ctx),
         Kind::Person => person::find(text, i),
         Kind::Organisation => organisation::find(text, i, ctx),
-        Kind::Location => location::find(text, i),
+        Kind::Location => location::find(text, i, ctx),
         Kind::Email => email::find(text, i),
         Kind::Url => url::find(text, i),
         Kind::Phone => phone::find(text, i),
