@@ -70,13 +70,18 @@ const ANAPHORS: &[&str] = &[
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
 
+/// `text` read as a calendar year ("2019").
+pub(crate) fn calendar_year(text: &str) -> Option<u32> {
+    text.parse::<u32>().ok().filter(|y| (1950..2100).contains(y))
+}
+
 /// The year a constraint names, when it names nothing else ("2019",
 /// "fiscal 2019", "FY2019").
 fn restrict_year(folded: &str) -> Option<u32> {
     let mut year = None;
     for word in folded.split_whitespace() {
-        match word.parse::<u32>() {
-            Ok(y) if (1950..2100).contains(&y) && year.is_none() => year = Some(y),
+        match calendar_year(word) {
+            Some(y) if year.is_none() => year = Some(y),
             _ if matches!(word, "fiscal" | "fy" | "year" | "calendar") => {}
             _ => return None,
         }
@@ -97,6 +102,10 @@ pub(crate) struct Asked {
     date: DateIntent,
     /// The first year the question names: the statement column it reads.
     year: Option<u32>,
+    /// The question's one year constraint, with its text, when it has
+    /// exactly one ("in fiscal 2019"): a figure given for another year
+    /// lacks it.
+    sole_year: Option<(u32, String)>,
     /// Identifiers whose heading the question asks for ("the title of AC-2").
     heading_of: Vec<String>,
     /// Whether the question asks a figure of a named document part.
@@ -168,25 +177,30 @@ impl Asked {
         let ungrouped: Vec<&str> = keywords.ungrouped_salient_norms().collect();
         let groups: Vec<&str> = keywords.groups().collect();
         let salient: Vec<&str> = keywords.salient_norms().collect();
+        let constraints = {
+            let mut constraints = answerable::constraints(&q.generation.constraints, document, stats);
+            // The title a person question asks for is on the holder's
+            // own row or beside it, and never names the document.
+            let role = answerable::role(&focus_words(&q), kind == Kind::Person);
+            constraints.extend(answerable::constraints(role.as_slice(), document, stats).into_iter().map(|mut c| {
+                c.local = true;
+                c.names_document = false;
+                c
+            }));
+            constraints
+        };
+        let mut years = constraints.iter().filter_map(|c| restrict_year(&c.folded).map(|y| (y, c.text.clone())));
+        let sole_year = match (years.next(), years.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        };
         Asked {
             text: q.corrected_question.clone(),
             kind,
             shape: q.answer_shape,
             focus: focus_words(&q),
-            constraints: {
-                let mut constraints = answerable::constraints(&q.generation.constraints, document, stats);
-                // The title a person question asks for is on the holder's
-                // own row or beside it, and never names the document.
-                let role = answerable::role(&focus_words(&q), kind == Kind::Person);
-                constraints.extend(answerable::constraints(role.as_slice(), document, stats).into_iter().map(
-                    |mut c| {
-                        c.local = true;
-                        c.names_document = false;
-                        c
-                    },
-                ));
-                constraints
-            },
+            constraints,
+            sole_year,
             amount: AmountIntent::of(&qtext, &ungrouped, &groups),
             date: DateIntent::of(&qtext, &salient),
             year: q
@@ -195,7 +209,7 @@ impl Asked {
                 .filter(|k| k.source == KeywordSource::Direct && k.text.len() == 4)
                 .map(|k| k.text.as_str())
                 .chain(q.generation.constraints.iter().map(String::as_str))
-                .find_map(|k| k.parse::<u32>().ok().filter(|y| (1950..2100).contains(y))),
+                .find_map(calendar_year),
             heading_of: if q.structural_hints.layout_hint.as_deref() == Some("heading") {
                 q.keywords
                     .iter()
@@ -938,9 +952,8 @@ impl PassageReader<'_> {
             } else {
                 None
             };
-        let mut asked_years = asked.constraints.iter().filter(|c| restrict_year(&c.folded).is_some());
-        let other_year = match (row_year, asked_years.next(), asked_years.next()) {
-            (Some(year), Some(c), None) => (restrict_year(&c.folded) != Some(year)).then(|| c.text.clone()),
+        let other_year = match (row_year, &asked.sole_year) {
+            (Some(year), Some((wanted, text))) if year != *wanted => Some(text),
             _ => None,
         };
         let missing: Vec<String> = asked
@@ -950,7 +963,7 @@ impl PassageReader<'_> {
                 !c.names_document
                     && !c.caption_pages.contains(&passage.page)
                     && !answerable::found_in(c, if c.local { &near } else { &evidence })
-                    || other_year.as_ref() == Some(&c.text)
+                    || other_year == Some(&c.text)
             })
             .map(|c| c.text.clone())
             .collect();

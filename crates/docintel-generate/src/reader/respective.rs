@@ -54,7 +54,7 @@ fn items(text: &str) -> Vec<Item> {
         })
         .map(|m| {
             let s = m.as_str();
-            let year = s.parse::<u32>().ok().filter(|y| (1950..2100).contains(y));
+            let year = super::calendar_year(s);
             let form = if year.is_some() {
                 Form::Year
             } else if s.ends_with('%') || s.to_lowercase().ends_with("percent") {

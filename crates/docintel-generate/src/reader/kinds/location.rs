@@ -38,16 +38,9 @@ pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::date::DayMonthOrder;
 
     fn fits(text: &str, focus: &str) -> Vec<(String, f64)> {
-        let ctx = FindContext {
-            order: DayMonthOrder::MonthFirst,
-            currency: None,
-            scale: None,
-            focus: vec![focus.to_owned()],
-        };
-        find(text, 0, &ctx).into_iter().map(|f| (f.text, f.fit)).collect()
+        find(text, 0, &FindContext::with_focus(&[focus])).into_iter().map(|f| (f.text, f.fit)).collect()
     }
 
     #[test]

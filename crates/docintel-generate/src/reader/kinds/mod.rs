@@ -226,6 +226,19 @@ pub(crate) struct FindContext {
     pub(crate) focus: Vec<String>,
 }
 
+impl FindContext {
+    /// A context that knows only the question's focus words (tests).
+    #[cfg(test)]
+    pub(crate) fn with_focus(focus: &[&str]) -> FindContext {
+        FindContext {
+            order: DayMonthOrder::MonthFirst,
+            currency: None,
+            scale: None,
+            focus: focus.iter().map(|f| (*f).to_owned()).collect(),
+        }
+    }
+}
+
 /// A typed value found in a row of a passage.
 #[derive(Debug, Clone)]
 pub(crate) struct Found {

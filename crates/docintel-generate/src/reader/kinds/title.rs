@@ -57,7 +57,6 @@ mod tests {
     use docintel_schema::{BBox, Line};
 
     use super::*;
-    use crate::extract::date::DayMonthOrder;
 
     fn line(text: &str, height: f32) -> Line {
         Line {
@@ -72,12 +71,7 @@ mod tests {
     fn titles(texts: &[(&str, f32)], focus: &[&str]) -> Vec<(String, f64)> {
         let lines: Vec<Line> = texts.iter().map(|(t, h)| line(t, *h)).collect();
         let rows: Vec<&Line> = lines.iter().collect();
-        let ctx = FindContext {
-            order: DayMonthOrder::MonthFirst,
-            currency: None,
-            scale: None,
-            focus: focus.iter().map(|f| (*f).to_owned()).collect(),
-        };
+        let ctx = FindContext::with_focus(focus);
         (0..rows.len()).flat_map(|i| find(&rows, i, &ctx)).map(|f| (f.text, f.fit)).collect()
     }
 
