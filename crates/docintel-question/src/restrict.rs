@@ -324,6 +324,7 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
         }
         // A run of capitalised words, with joiners between two of them.
         let mut end = i + 1;
+        let mut last_joiner: Option<usize> = None;
         loop {
             if end < tokens.len() && possessive(end - 1) {
                 break;
@@ -346,6 +347,7 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                 && gap_ok(end, end + 1)
                 && joinable(end + 1)
             {
+                last_joiner = Some(end);
                 end += 2;
             } else if end < tokens.len()
                 && gap_ok(end - 1, end)
@@ -358,8 +360,16 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                 break;
             }
         }
-        let run = &text[tokens[i].start..tokens[end - 1].end];
-        push(run.to_owned(), &mut out);
+        // "CEO of Sam's Club", "firm ID of Pfizer's accountant": the
+        // possessive's owner begins a new phrase, so what comes before the
+        // joiner is a constraint of its own, not one with the owner.
+        match last_joiner.filter(|_| possessive(end - 1)) {
+            Some(j) => {
+                push(text[tokens[i].start..tokens[j - 1].end].to_owned(), &mut out);
+                push(text[tokens[j + 1].start..tokens[end - 1].end].to_owned(), &mut out);
+            }
+            None => push(text[tokens[i].start..tokens[end - 1].end].to_owned(), &mut out),
+        }
         i = if possessive(end - 1) { end + 1 } else { end };
     }
     out
@@ -414,5 +424,11 @@ mod tests {
         check("Who funds the Centers for Disease Control?", &["Centers", "Disease Control"]);
         check("What share of revenues came from non-U.S. sales in fiscal 2019?", &["non-U.S", "2019"]);
         check("What was non-GAAP EPS?", &["non-GAAP", "EPS"]);
+        check("Who became CEO of Sam's Club?", &["CEO", "Sam", "Club"]);
+        check("What is the PCAOB auditor firm ID of Pfizer's independent accountant?", &["PCAOB", "ID", "Pfizer"]);
+        check(
+            "Who is the Chief Executive Officer of Morgan Stanley's wealth unit?",
+            &["Chief Executive Officer", "Morgan Stanley"],
+        );
     }
 }

@@ -239,6 +239,14 @@ fn an_answer_asked_in_percent_is_a_percentage() {
     assert_eq!(parsed.generation.format_constraints.get("unit").map(String::as_str), Some("percent"));
     assert_eq!(parsed.answer_type, "percentage");
     assert_eq!(parse("What is the FY2020 total revenue?").answer_type, "amount");
+    // A measure head asks for a share of what follows it, not for that thing.
+    for question in [
+        "What portion of Verizon's employees were represented by unions?",
+        "What share of employees work in the U.S.?",
+        "What proportion of the workforce is remote?",
+    ] {
+        assert_eq!(parse(question).answer_type, "percentage", "{question}");
+    }
 }
 
 #[test]

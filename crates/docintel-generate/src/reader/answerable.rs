@@ -116,18 +116,19 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             let conjuncts = conjuncts(text);
             // "President and CEO" where the document writes "President and
             // Chief Executive Officer": each side is in it.
-            if pages.is_empty()
-                && !conjuncts.is_empty()
-                && conjuncts.iter().all(|(side, acronym)| {
-                    !stats.pages_with(side).is_empty() || (*acronym && !stats.pages_spelling(side).is_empty())
-                })
-            {
-                pages = conjuncts
-                    .iter()
-                    .flat_map(|(side, _)| stats.pages_with(side))
-                    .collect::<std::collections::BTreeSet<u32>>()
-                    .into_iter()
-                    .collect();
+            if pages.is_empty() && !conjuncts.is_empty() {
+                let side_pages = |(side, acronym): &(String, bool)| {
+                    let mut pages = stats.pages_with(side);
+                    if *acronym {
+                        pages.extend(stats.pages_spelling(side));
+                    }
+                    pages
+                };
+                let sides: Vec<Vec<u32>> = conjuncts.iter().map(side_pages).collect();
+                if sides.iter().all(|p| !p.is_empty()) {
+                    pages =
+                        sides.into_iter().flatten().collect::<std::collections::BTreeSet<u32>>().into_iter().collect();
+                }
             }
             let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
             let first_page = pages.first().is_some_and(|p| *p == 1);
@@ -216,6 +217,8 @@ fn is_acronym(text: &str) -> bool {
 pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
     let holds = |phrase: &str| evidence.iter().any(|e| affirms(e, phrase) || plural_match(e, phrase));
     holds(&constraint.folded)
+        // "CEO" where the evidence writes "Chief Executive Officer".
+        || (is_acronym(&constraint.text) && evidence.iter().any(|e| spells(e, &constraint.folded)))
         || (!constraint.conjuncts.is_empty()
             && constraint
                 .conjuncts
@@ -290,6 +293,27 @@ mod tests {
         let gaap = Constraint { text: "GAAP".to_owned(), folded: folded("GAAP"), ..us.clone() };
         assert!(!found_in(&gaap, &line("Non-GAAP earnings per share")));
         assert!(found_in(&gaap, &line("GAAP earnings per share")));
+    }
+
+    #[test]
+    fn an_acronym_holds_where_its_words_are_spelled_out() {
+        let document = docintel_test_support::pages(&[
+            &["Verizon annual report", "Employees"],
+            &[
+                "We work with the Communications Workers of America and the International",
+                "Brotherhood of Electrical Workers.",
+            ],
+            &["Kathryn McLay, President and Chief Executive Officer, Sam's Club"],
+        ])
+        .build();
+        let stats = super::DocStats::of(&document);
+        let found = super::constraints(&["CWA and IBEW".to_owned(), "CEO".to_owned()], &document, &stats);
+        // Each side spelled out, IBEW across a line break: in the document.
+        assert!(found[0].in_document, "{:?}", found[0]);
+        assert!(found[1].in_document, "{:?}", found[1]);
+        let line = |t: &str| vec![folded(t)];
+        assert!(found_in(&found[1], &line("Kathryn McLay, President and Chief Executive Officer, Sam's Club")));
+        assert!(!found_in(&found[1], &line("Kathryn McLay, Chief Financial Officer, Sam's Club")));
     }
 
     #[test]
