@@ -49,6 +49,10 @@ pub(crate) struct Constraint {
     /// on one of them is in the table or figure the question names, its
     /// caption above or below it. Empty for other constraints.
     pub(crate) caption_pages: Vec<u32>,
+    /// A person's name printed in the document ("Edward Schlesinger" as
+    /// "Edward A. Schlesinger"): its folded surname, which then names the
+    /// person in the evidence too ("Mr. Schlesinger was appointed …").
+    pub(crate) surname: Option<String>,
 }
 
 /// Whether a constraint names a table or figure by its number: "Table 3",
@@ -130,6 +134,25 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                         sides.into_iter().flatten().collect::<std::collections::BTreeSet<u32>>().into_iter().collect();
                 }
             }
+            // A person's name printed with a middle initial or name
+            // ("Edward A. Schlesinger" for "Edward Schlesinger").
+            let person = is_person_name(text).then(|| folded.split_whitespace().collect::<Vec<_>>());
+            if pages.is_empty()
+                && let Some([first, .., last]) = person.as_deref()
+            {
+                pages = stats.pages_with_name(first, last);
+            }
+            // The surname alone names the person where the document calls
+            // someone by title and that surname ("Mr. Schlesinger"); a
+            // two-word name of something else ("Hurricane Katrina",
+            // "Imperial Plan") never is.
+            let surname = person
+                .as_deref()
+                .and_then(|words| words.last())
+                .filter(|last| {
+                    !pages.is_empty() && HONORIFICS.iter().any(|h| !stats.pages_with(&format!("{h} {last}")).is_empty())
+                })
+                .map(|last| (*last).to_owned());
             let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
             let first_page = pages.first().is_some_and(|p| *p == 1);
             let names_document = (stats.n_pages >= 3 && (share >= DOCUMENT_SHARE || first_page))
@@ -142,10 +165,14 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                 local: false,
                 conjuncts,
                 caption_pages: if is_caption(text) { pages.clone() } else { Vec::new() },
+                surname,
             })
         })
         .collect()
 }
+
+/// Titles a person is called by before the surname (folded).
+const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "miss", "dr", "prof", "mme", "mlle", "herr", "frau", "dhr", "mevr"];
 
 /// Role nouns that head a title a question asks the holder of ("chief
 /// technology OFFICER", "managing DIRECTOR", "grievance OFFICER").
@@ -219,6 +246,7 @@ pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
     holds(&constraint.folded)
         // "CEO" where the evidence writes "Chief Executive Officer".
         || (is_acronym(&constraint.text) && evidence.iter().any(|e| spells(e, &constraint.folded)))
+        || constraint.surname.as_deref().is_some_and(holds)
         || (!constraint.conjuncts.is_empty()
             && constraint
                 .conjuncts
@@ -285,6 +313,7 @@ mod tests {
             local: false,
             conjuncts: Vec::new(),
             caption_pages: Vec::new(),
+            surname: None,
         };
         let line = |t: &str| vec![folded(t)];
         assert!(!found_in(&us, &line("non-U.S. NIKE Brand and Converse sales accounted for 58%")));
@@ -314,6 +343,32 @@ mod tests {
         let line = |t: &str| vec![folded(t)];
         assert!(found_in(&found[1], &line("Kathryn McLay, President and Chief Executive Officer, Sam's Club")));
         assert!(!found_in(&found[1], &line("Kathryn McLay, Chief Financial Officer, Sam's Club")));
+    }
+
+    #[test]
+    fn a_person_is_named_with_a_middle_initial_or_by_surname() {
+        let document = docintel_test_support::pages(&[
+            &["Corning annual report", "Executive officers"],
+            &["Edward A. Schlesinger  Senior Vice President and Corporate Controller"],
+            &["On December 7, 2021, the Board appointed Mr. Schlesinger as chief financial officer."],
+        ])
+        .build();
+        let stats = super::DocStats::of(&document);
+        let found =
+            super::constraints(&["Edward Schlesinger".to_owned(), "Anna Schlesinger".to_owned()], &document, &stats);
+        assert!(found[0].in_document, "{:?}", found[0]);
+        let line = |t: &str| vec![folded(t)];
+        assert!(found_in(&found[0], &line("the Board appointed Mr. Schlesinger as chief financial officer")));
+        // Another first name is another person: not in the document.
+        assert!(!found[1].in_document, "{:?}", found[1]);
+        assert!(!found_in(&found[1], &line("the Board appointed Mr. Schlesinger as chief financial officer")));
+        // Two capitalised words that nobody is called by as a surname.
+        let storm =
+            docintel_test_support::pages(&[&["Hurricane Katrina hit the coast"], &["Katrina made landfall"]]).build();
+        let stats = super::DocStats::of(&storm);
+        let found = super::constraints(&["Hurricane Katrina".to_owned()], &storm, &stats);
+        assert!(found[0].in_document && found[0].surname.is_none(), "{:?}", found[0]);
+        assert!(!found_in(&found[0], &line("Katrina made landfall")));
     }
 
     #[test]

@@ -112,6 +112,23 @@ impl DocStats {
         self.page_text.iter().filter(|(_, text)| spells(text, acronym)).map(|(p, _)| *p).collect()
     }
 
+    /// The pages naming a person `first … last` with at most one word
+    /// between (a middle initial or name: "edward a schlesinger").
+    pub(crate) fn pages_with_name(&self, first: &str, last: &str) -> Vec<u32> {
+        let (first, last) = (format!(" {first} "), format!(" {last} "));
+        self.page_text
+            .iter()
+            .filter(|(_, t)| {
+                t.match_indices(&first).any(|(at, _)| {
+                    let rest = &t[at + first.len() - 1..];
+                    let skip_one = rest[1..].find(' ').map(|k| &rest[k + 1..]);
+                    rest.starts_with(&last) || skip_one.is_some_and(|r| r.starts_with(&last))
+                })
+            })
+            .map(|(p, _)| *p)
+            .collect()
+    }
+
     /// Whether a line (its folded words) is a running header or footer.
     pub(crate) fn is_running(&self, folded: &str) -> bool {
         self.running.contains(folded)
