@@ -67,12 +67,15 @@ impl ExtractiveGenerator {
         let mut out = Vec::new();
         // As generation reads them: a later part answers another value.
         let mut taken: Vec<String> = Vec::new();
-        let mut earlier: Vec<String> = Vec::new();
+        let mut earlier: Vec<(String, reader::kinds::Kind)> = Vec::new();
         for (part, asked_part) in parts(question, &stats).into_iter().enumerate() {
             let asked = Asked::new(question, asked_part, &earlier, view, &stats);
             let reading = reader::read(&asked, view, &in_view, &stats, &taken);
             taken.extend(reading.chosen.iter().map(|&i| reading.candidates[i].key.clone()));
-            earlier.extend(reading.chosen.iter().map(|&i| reading.candidates[i].text.trim().to_owned()));
+            earlier.extend(reading.chosen.iter().map(|&i| {
+                let c = &reading.candidates[i];
+                (c.text.trim().to_owned(), c.kind)
+            }));
             for c in &reading.candidates {
                 let span = span_of(c, &rows, view, passages);
                 out.push(ScoredCandidate {
@@ -296,7 +299,7 @@ impl Generator for ExtractiveGenerator {
         let mut taken: Vec<String> = Vec::new();
         // The same values as written: a later part that refers back
         // ("and how old was he?") is read near them.
-        let mut earlier: Vec<String> = Vec::new();
+        let mut earlier: Vec<(String, reader::kinds::Kind)> = Vec::new();
         // The kind of the one value answered, when the reader found it as
         // another kind than the question's wording asked (a percentage for
         // "what fee"): the answer says so.
@@ -322,7 +325,7 @@ impl Generator for ExtractiveGenerator {
             found_parts += 1;
             let chosen: Vec<&Candidate> = reading.chosen.iter().map(|&i| &reading.candidates[i]).collect();
             taken.extend(chosen.iter().map(|c| c.key.clone()));
-            earlier.extend(chosen.iter().map(|c| c.text.trim().to_owned()));
+            earlier.extend(chosen.iter().map(|c| (c.text.trim().to_owned(), c.kind)));
             if parts.len() == 1
                 && let [only] = chosen.as_slice()
                 && only.kind != asked.kind
@@ -599,8 +602,9 @@ mod tests {
         // (without the earlier answer the two rows read alike).
         let rows: &[(&str, u32)] = &[
             ("Hugh Smith is our Chief Financial Officer.", 1),
-            ("Jane Roe, 52, joined the company in 2001.", 1),
             ("Hugh Smith, 61, joined the company in 1987.", 1),
+            ("The board met four times.", 1),
+            ("Jane Roe, 52, joined the company in 2001.", 1),
         ];
         let mut q = question(
             "Who is the chief financial officer, and how old is he?",
@@ -619,6 +623,11 @@ mod tests {
         };
         assert_eq!(cov_row("52"), Some(0.0));
         assert!(cov_row("61").is_some_and(|f| f > 0.0), "{:?}", cov_row("61"));
+        // He is the person the first part answered: an age on a row that
+        // does not name him lacks him.
+        let missing = |text: &str| candidates.iter().find(|c| c.part == 1 && c.text == text).map(|c| c.missing.clone());
+        assert_eq!(missing("52"), Some(vec!["Hugh Smith".to_owned()]));
+        assert_eq!(missing("61"), Some(Vec::new()));
     }
 
     #[test]

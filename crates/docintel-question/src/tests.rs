@@ -797,3 +797,11 @@ fn a_question_naming_no_part_points_nowhere() {
     assert!(parsed.retrieval.scope.sections.is_empty());
     assert!(words(&parsed).contains(&"controls"));
 }
+
+#[test]
+fn how_old_searches_for_the_age_a_document_prints() {
+    let has_age = |question: &str| parse(question).keywords.iter().any(|k| k.text == "age");
+    assert!(has_age("Who is Johnson & Johnson's CFO and how old is he?"));
+    assert!(has_age("Quel âge a le directeur général ?"));
+    assert!(!has_age("What co-payment applies to insured persons aged above 60?"));
+}

@@ -67,6 +67,21 @@ const ANAPHORS: &[&str] = &[
     "il", "elle", "ils", "elles", "son", "sa", "ses", "leur", "leurs", "er", "sie", "es", "sein", "seine", "ihr",
     "ihre",
 ];
+/// Pronouns by which a part refers to the person or the organisation an
+/// earlier part answered ("and how old is HE?", "in which city did IT
+/// sign ITS report?"), with the kinds they can stand for.
+const REFERRING: &[(&str, &[Kind])] = &[
+    ("he", &[Kind::Person]),
+    ("she", &[Kind::Person]),
+    ("his", &[Kind::Person]),
+    ("him", &[Kind::Person]),
+    ("her", &[Kind::Person]),
+    ("it", &[Kind::Organisation]),
+    ("its", &[Kind::Organisation]),
+    ("il", &[Kind::Person, Kind::Organisation]),
+    ("elle", &[Kind::Person, Kind::Organisation]),
+    ("er", &[Kind::Person]),
+];
 /// How many words after a value `focus_after` looks at.
 const AFTER_WORDS: usize = 6;
 
@@ -137,11 +152,14 @@ impl Asked {
     pub(crate) fn new(
         question: &ParsedQuestion,
         part: Option<&docintel_schema::AskedPart>,
-        earlier: &[String],
+        earlier: &[(String, Kind)],
         document: &ParsedDocument,
         stats: &DocStats,
     ) -> Asked {
         let mut q = question.clone();
+        // The person or organisation an earlier part answered that this
+        // part refers to by a pronoun: its value is read where they are named.
+        let mut referred: Vec<String> = Vec::new();
         if let Some(part) = part {
             q.corrected_question = part.question.clone();
             q.answer_type = part.answer_type.clone();
@@ -166,8 +184,18 @@ impl Asked {
             // old was HE" is read near the officer's name, "his title
             // THERE" near the employer.
             if refers_back {
-                q.keywords
-                    .extend(earlier.iter().filter(|e| !words_of(e).is_empty()).map(docintel_schema::Keyword::direct));
+                q.keywords.extend(
+                    earlier
+                        .iter()
+                        .filter(|(e, _)| !words_of(e).is_empty())
+                        .map(|(e, _)| docintel_schema::Keyword::direct(e)),
+                );
+                let kinds: Vec<Kind> = REFERRING
+                    .iter()
+                    .filter(|(pronoun, _)| words.iter().any(|w| w == pronoun))
+                    .flat_map(|(_, kinds)| kinds.iter().copied())
+                    .collect();
+                referred.extend(earlier.iter().filter(|(_, kind)| kinds.contains(kind)).map(|(e, _)| e.clone()));
             }
         }
         let keywords = KeywordSet::from_question(&q);
@@ -183,6 +211,12 @@ impl Asked {
             // own row or beside it, and never names the document.
             let role = answerable::role(&focus_words(&q), kind == Kind::Person);
             constraints.extend(answerable::constraints(role.as_slice(), document, stats).into_iter().map(|mut c| {
+                c.local = true;
+                c.names_document = false;
+                c
+            }));
+            // "How old is HE?": on the row that names him, or beside it.
+            constraints.extend(answerable::constraints(&referred, document, stats).into_iter().map(|mut c| {
                 c.local = true;
                 c.names_document = false;
                 c
@@ -422,6 +456,7 @@ impl PassageReader<'_> {
                 .or_else(|| amount::dominant_currency(page.iter().map(|l| l.text.as_str()))),
             scale: texts().find_map(amount::scale_cue).or_else(|| statement::scale(page)),
             focus: asked.focus.clone(),
+            mid_line: false,
         };
         let grid = matches!(asked.kind, Kind::Amount | Kind::Number).then(|| statement::grid(page)).flatten();
         let lists = kinds::text::bullet_lists(&rows);

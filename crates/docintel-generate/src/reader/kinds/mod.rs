@@ -224,6 +224,10 @@ pub(crate) struct FindContext {
     pub(crate) scale: Option<&'static str>,
     /// The focus words of the question.
     pub(crate) focus: Vec<String>,
+    /// The row goes on a printed line that another row began to its left
+    /// (a table cell after its row's label: "Joseph J. Wolk | 56 Member,
+    /// …"): a number opening it is a value, not a clause number.
+    pub(crate) mid_line: bool,
 }
 
 impl FindContext {
@@ -235,6 +239,7 @@ impl FindContext {
             currency: None,
             scale: None,
             focus: focus.iter().map(|f| (*f).to_owned()).collect(),
+            mid_line: false,
         }
     }
 }
@@ -285,6 +290,13 @@ impl Found {
 /// The typed values of kind `kind` on row `i` of a passage's rows.
 pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> Vec<Found> {
     let text = rows[i].text.as_str();
+    let cell;
+    let ctx = if i > 0 && continues_printed_line(rows[i - 1], rows[i]) {
+        cell = FindContext { mid_line: true, ..ctx.clone() };
+        &cell
+    } else {
+        ctx
+    };
     let mut found = match kind {
         Kind::Count => count::find(text, i, ctx),
         Kind::Number => number::find(text, i, ctx),
@@ -311,6 +323,18 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
     found
 }
 
+/// Whether `next` is printed on the line `prev` began, to its right (the
+/// rows of a view are cut at wide gaps: a table's cells).
+fn continues_printed_line(prev: &Line, next: &Line) -> bool {
+    let (a, b) = (&prev.bbox, &next.bbox);
+    let boxed = |b: &docintel_schema::BBox| b.x1 > b.x0 && b.y1 > b.y0;
+    if prev.page != next.page || !boxed(a) || !boxed(b) {
+        return false;
+    }
+    let overlap = a.y1.min(b.y1) - a.y0.max(b.y0);
+    overlap >= 0.5 * (a.y1 - a.y0).min(b.y1 - b.y0) && a.x1 <= b.x0
+}
+
 /// The numbers of a row that are not part of a date nor the row's clause
 /// number.
 fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberToken> {
@@ -318,7 +342,7 @@ fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberT
     crate::extract::number::find_numbers(text)
         .into_iter()
         .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
-        .filter(|t| !t.opens_as_label(text))
+        .filter(|t| ctx.mid_line || !t.opens_as_label(text))
         .filter(|t| !names_a_part(text, t.start))
         .collect()
 }
@@ -385,7 +409,29 @@ pub(crate) fn cues(kind: Kind, labels: &[(String, bool)], amount: &AmountIntent,
 
 #[cfg(test)]
 mod tests {
-    use super::names_a_part;
+    use docintel_schema::{BBox, Line};
+
+    use super::{FindContext, Kind, find, names_a_part};
+
+    #[test]
+    fn a_number_opening_a_cell_after_its_row_label_is_a_value() {
+        let line = |id: u32, text: &str, x0: f32, x1: f32| Line {
+            line_id: id,
+            page: 23,
+            line_in_page: id,
+            text: text.to_owned(),
+            bbox: BBox { x0, y0: 507.8, x1, y1: 516.8 },
+        };
+        let name = line(1, "Joseph J. Wolk", 17.3, 71.3);
+        let cell = line(2, "56 Member, Executive Committee; Chief Financial Officer", 222.5, 541.7);
+        let ctx = FindContext::with_focus(&["age"]);
+        let values = |rows: &[&Line]| {
+            find(Kind::Number, rows, rows.len() - 1, &ctx).into_iter().map(|f| f.text).collect::<Vec<_>>()
+        };
+        assert_eq!(values(&[&name, &cell]), ["56"]);
+        // Opening a line of its own, it numbers the clause.
+        assert!(values(&[&cell]).is_empty());
+    }
 
     #[test]
     fn a_number_after_a_part_noun_names_the_part() {
