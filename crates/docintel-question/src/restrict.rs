@@ -118,8 +118,13 @@ fn is_hyphenated_code(word: &str) -> bool {
 /// 2099.
 pub(crate) fn year_of(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
-    let digits = lower.strip_prefix("fy").unwrap_or(&lower);
-    (digits.len() == 4 && digits.starts_with(['1', '2']) && digits.bytes().all(|b| b.is_ascii_digit()))
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    // "Q22023": a quarter written against its year.
+    let digits = match lower.strip_prefix('q') {
+        Some(rest) if rest.len() == 5 && rest.starts_with(['1', '2', '3', '4']) => &rest[1..],
+        _ => lower.strip_prefix("fy").unwrap_or(&lower),
+    };
+    (digits.len() == 4 && digits.starts_with(['1', '2']) && all_digits(digits))
         .then(|| digits.to_owned())
         .filter(|y| ("1900".."2100").contains(&y.as_str()))
 }
@@ -259,7 +264,10 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
     let function: Vec<&Token<'_>> =
         tokens.iter().skip(1).filter(|t| is_stop(&t.lower(), language) && t.text.len() > 1).collect();
     let capital_function = function.iter().filter(|t| is_capitalised(t.text)).count();
-    let title_case = capital_function >= 2 && capital_function * 2 >= function.len();
+    // A question written in capitals only ("WHAT IS ITC LIMITED LOGO
+    // COLOR?") is title case at its extreme.
+    let capitals_only = tokens.len() >= 3 && !text.chars().any(char::is_lowercase);
+    let title_case = capitals_only || (capital_function >= 2 && capital_function * 2 >= function.len());
     // German capitalises every noun: capitals say nothing there either.
     let nouns_capitalised = language == Some("de");
     // A word after a sentence end inside the question ("... Return an
@@ -424,6 +432,8 @@ mod tests {
         check("Who funds the Centers for Disease Control?", &["Centers", "Disease Control"]);
         check("What share of revenues came from non-U.S. sales in fiscal 2019?", &["non-U.S", "2019"]);
         check("What was non-GAAP EPS?", &["non-GAAP", "EPS"]);
+        check("Which region had the biggest drop in Q22023 revenues?", &["2023"]);
+        check("WHAT IS ITC LIMITED LOGO COLOR?", &[]);
         check("Who became CEO of Sam's Club?", &["CEO", "Sam", "Club"]);
         check("What is the PCAOB auditor firm ID of Pfizer's independent accountant?", &["PCAOB", "ID", "Pfizer"]);
         check(

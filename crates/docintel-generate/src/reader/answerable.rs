@@ -111,7 +111,14 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             if folded.is_empty() {
                 return None;
             }
+            // The last word in the singular or the plural ("Recorded
+            // Demonstration" for a section printed "Recorded Demonstrations").
             let mut pages = stats.pages_with(&folded);
+            if pages.is_empty() && folded.contains(' ') {
+                pages = number_forms(&folded).iter().flat_map(|f| stats.pages_with(f)).collect();
+                pages.sort_unstable();
+                pages.dedup();
+            }
             // An acronym the document spells out ("NCD" for No Claim
             // Discount) is in it.
             if pages.is_empty() && is_acronym(text) {
@@ -265,11 +272,20 @@ fn affirms(evidence: &str, phrase: &str) -> bool {
     text.match_indices(&needle).any(|(at, _)| !NEGATING.iter().any(|n| text[..=at].ends_with(&format!(" {n} "))))
 }
 
+/// A phrase with its last word in the other number: "recorded
+/// demonstration" → "recorded demonstrations" (and back).
+fn number_forms(folded: &str) -> Vec<String> {
+    match folded.strip_suffix('s') {
+        Some(singular) if !singular.ends_with('s') => vec![format!("{folded}s"), singular.to_owned()],
+        _ => vec![format!("{folded}s")],
+    }
+}
+
 /// `Japanese` in `... japanese ...`, allowing a final `s` on either side,
-/// not under a negating prefix.
+/// not under a negating prefix; a phrase with its last word so.
 fn plural_match(evidence: &str, folded: &str) -> bool {
     if folded.contains(' ') {
-        return false;
+        return number_forms(folded).iter().any(|form| affirms(evidence, form));
     }
     let words = words_of(evidence);
     words.iter().enumerate().any(|(i, w)| {
@@ -343,6 +359,17 @@ mod tests {
         let line = |t: &str| vec![folded(t)];
         assert!(found_in(&found[1], &line("Kathryn McLay, President and Chief Executive Officer, Sam's Club")));
         assert!(!found_in(&found[1], &line("Kathryn McLay, Chief Financial Officer, Sam's Club")));
+    }
+
+    #[test]
+    fn a_phrase_holds_with_its_last_word_in_either_number() {
+        let document =
+            docintel_test_support::pages(&[&["Contents"], &["Recorded Demonstrations", "Five videos"]]).build();
+        let stats = super::DocStats::of(&document);
+        let found = super::constraints(&["Recorded Demonstration".to_owned()], &document, &stats);
+        assert!(found[0].in_document, "{:?}", found[0]);
+        assert!(found_in(&found[0], &[folded("Recorded Demonstrations")]));
+        assert!(!found_in(&found[0], &[folded("Recorded videos")]));
     }
 
     #[test]
