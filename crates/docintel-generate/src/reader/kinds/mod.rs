@@ -431,6 +431,13 @@ mod tests {
         assert_eq!(values(&[&name, &cell]), ["56"]);
         // Opening a line of its own, it numbers the clause.
         assert!(values(&[&cell]).is_empty());
+        let label = line(3, "Total revenue", 17.3, 71.3);
+        let figure = line(4, "39,117 Growth 7%", 222.5, 541.7);
+        let amounts = |rows: &[&Line]| {
+            find(Kind::Amount, rows, rows.len() - 1, &ctx).into_iter().map(|f| f.text).collect::<Vec<_>>()
+        };
+        assert_eq!(amounts(&[&label, &figure]), ["39,117"]);
+        assert!(amounts(&[&figure]).is_empty());
     }
 
     #[test]
