@@ -1,7 +1,9 @@
 //! Project automation: `cargo xtask tidy`, `cargo xtask eval`.
 //!
 //! - `tidy` checks the architecture rules (allowed crate edges, `//!` module
-//!   docs); it also runs as a `#[test]` so `cargo test` enforces it.
+//!   docs, used dependencies, no module import circle and no long file in
+//!   the crates held to it); it also runs as a `#[test]` so `cargo test`
+//!   enforces it.
 //! - `eval [--shared DIR] [--csv FILE]` answers the gold questions of the
 //!   invoice sets and prints per-field accuracy.
 //! - `fit-reader --shared DIR` fits the extractive reader's model on the

@@ -42,6 +42,7 @@ impl RetrievalState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::{document, question};
 
     fn passage(page: u32) -> Passage {
         Passage {
@@ -74,6 +75,19 @@ mod tests {
     fn an_empty_reserve_serves_nothing() {
         let mut state = check(vec![]);
         assert_eq!(state.next_batch(), None);
+        assert_eq!(state.next_batch(), None);
+    }
+
+    #[test]
+    fn the_reserve_is_served_once_as_the_next_batch() {
+        let pages: Vec<Vec<&str>> = (0..6).map(|_| vec!["fee 10 EUR"]).collect();
+        let refs: Vec<&[&str]> = pages.iter().map(|p| p.as_slice()).collect();
+        let doc = document(&refs);
+        let r = crate::test_support::check(&doc, &question(&["fee"], "amount", &[]), 2);
+        let mut state = crate::RetrievalState::new(&r);
+        let batch = state.next_batch().unwrap();
+        assert_eq!(batch.iter().map(|p| p.page).collect::<Vec<_>>(), vec![3, 4, 5, 6]);
+        assert!(batch.iter().all(|b| !r.passages.iter().any(|p| p.page == b.page)), "never a shown passage again");
         assert_eq!(state.next_batch(), None);
     }
 }

@@ -17,7 +17,8 @@ use docintel_schema::{
 };
 use serde_json::json;
 
-use crate::KeywordRetriever;
+use crate::error::RetrieveError;
+use crate::matching::prepare;
 
 /// One file of a corpus.
 #[derive(Debug, Clone, Copy)]
@@ -48,11 +49,8 @@ impl CorpusRoute {
 /// Builds one router line per file: the title is the file name and summary;
 /// the evidence counts, per question keyword, a match in that title, TOC
 /// titles matching, and body lines matching.
-pub fn corpus_lines(
-    question: &ParsedQuestion,
-    files: &[CorpusFile<'_>],
-) -> Result<Vec<RouterLine>, crate::RetrieveError> {
-    let keywords = KeywordRetriever::prepare(question)?;
+pub fn corpus_lines(question: &ParsedQuestion, files: &[CorpusFile<'_>]) -> Result<Vec<RouterLine>, RetrieveError> {
+    let keywords = prepare(question)?;
     let lines: Vec<RouterLine> = files
         .iter()
         .enumerate()
@@ -119,7 +117,7 @@ pub fn route_corpus<R: Router>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyword::tests::{document, question};
+    use crate::test_support::{document, question};
     use crate::{KeywordRouter, RoutingConfig};
 
     #[test]

@@ -28,24 +28,30 @@
 
 #![warn(missing_docs)]
 
+// The layers, arrows pointing down only (`cargo xtask tidy` checks that no
+// two modules import each other): `error`, `config` and `bm25` at the
+// bottom; `matching` (layer 0); `search` and `routing` (layer 1); `stages`
+// (layer 2); `retriever` (layer 3), and beside it `corpus` and `batch`,
+// which run before and after a retrieval.
 mod batch;
 pub mod bm25;
-mod context;
+mod config;
 mod corpus;
-mod coverage;
 #[cfg(feature = "embeddings")]
 pub mod embed;
-mod inflect;
-mod keyword;
-mod lines;
-mod llm_router;
-mod named;
-mod pages;
-mod toc;
+mod error;
+mod matching;
+mod retriever;
+mod routing;
+mod search;
+mod stages;
+#[cfg(test)]
+mod test_support;
 
 pub use batch::RetrievalState;
-pub use context::MAX_SECTION_PAGES;
+pub use config::RetrieveConfig;
 pub use corpus::{CorpusFile, CorpusRoute, corpus_lines, route_corpus};
-pub use keyword::{KeywordRetriever, PAGE_EVIDENCE, RELEVANCE_FLOOR, RetrieveConfig, RetrieveError};
-pub use llm_router::{LlmRouter, LlmRouterError, ROUTER_SCHEMA_NAME};
-pub use toc::{KeywordRouter, RoutingConfig};
+pub use error::RetrieveError;
+pub use retriever::{KeywordRetriever, PAGE_EVIDENCE, RELEVANCE_FLOOR};
+pub use routing::{KeywordRouter, LlmRouter, LlmRouterError, ROUTER_SCHEMA_NAME, RoutingConfig};
+pub use stages::context::MAX_SECTION_PAGES;

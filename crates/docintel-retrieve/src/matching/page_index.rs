@@ -5,14 +5,13 @@
 //! more than one of them (a table whose header says "Pension Benefits",
 //! whose rows say "2024", under a sentence about "retirees"). The retriever
 //! gives the best pages of this ranking a place among the passages shown
-//! (see `KeywordRetriever::retrieve_with_router`), anchored on their best
-//! line.
+//! (the `page_ranking` stage), anchored on their best line.
 
 use docintel_schema::ParsedDocument;
 use docintel_schema::text::normalize;
 
+use super::keyword::PreparedKeyword;
 use crate::bm25::{Bm25, words};
-use crate::keyword::PreparedKeyword;
 
 /// The words of every page, indexed once per document ([`Bm25`] over the
 /// pages), with each indexed page's number.
@@ -67,8 +66,8 @@ impl PageIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyword::KeywordRetriever;
-    use crate::keyword::tests::{document, question};
+    use crate::matching::prepare;
+    use crate::test_support::{document, question};
 
     #[test]
     fn pages_rank_by_bm25_over_their_words() {
@@ -79,11 +78,11 @@ mod tests {
         ]);
         let normalized: Vec<String> = doc.lines.iter().map(|l| normalize(&l.text)).collect();
         let index = PageIndex::build(&doc, &normalized);
-        let keywords = KeywordRetriever::prepare(&question(&["pension", "retirees"], "text", &[])).unwrap();
+        let keywords = prepare(&question(&["pension", "retirees"], "text", &[])).unwrap();
         let ranked = index.rank(&keywords);
         assert_eq!(ranked.iter().map(|(p, _)| *p).collect::<Vec<_>>(), [2, 1]);
         assert!(ranked[0].1 > ranked[1].1);
-        let none = KeywordRetriever::prepare(&question(&["absent"], "text", &[])).unwrap();
+        let none = prepare(&question(&["absent"], "text", &[])).unwrap();
         assert!(index.rank(&none).is_empty());
     }
 }

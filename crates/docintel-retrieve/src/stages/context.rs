@@ -1,4 +1,5 @@
-//! Answer context: expand each hit to the context the question needs.
+//! Stage `context`: expand each passage, shown or in the reserve, to the
+//! answer context the question needs.
 //!
 //! `line` keeps the window; `paragraph` grows the passage to its paragraph
 //! (a vertical gap clearly larger than the page's usual line spacing, from
@@ -7,9 +8,11 @@
 //! deepest (or top-level) TOC entry holding the hit, one passage per page,
 //! at most [`MAX_SECTION_PAGES`]. Passages never cross a page.
 
-use docintel_schema::{AnswerContext, Line, ParsedDocument, Passage, TocEntry};
+use docintel_schema::{AnswerContext, Line, ParsedDocument, Passage, TocEntry, TraceSink};
 
-use crate::keyword::page_bounds;
+use super::{Ctx, RankingState};
+use crate::error::RetrieveError;
+use crate::matching::page_bounds;
 
 /// At most this many pages are added for a section or chapter context.
 pub const MAX_SECTION_PAGES: u32 = 5;
@@ -122,9 +125,24 @@ fn merge(passages: Vec<Passage>) -> Vec<Passage> {
     out
 }
 
+/// Answer context: line, paragraph, page or section, as asked.
+pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, _: &mut dyn TraceSink) -> Result<(), RetrieveError> {
+    let context = ctx.question.structural_hints.answer_context;
+    let (passages, reserve) = expand_context(
+        ctx.document,
+        context,
+        std::mem::take(&mut state.passages),
+        std::mem::take(&mut state.reserve),
+        &mut state.notes,
+    );
+    state.passages = passages;
+    state.reserve = reserve;
+    Ok(())
+}
+
 /// Expands the passages shown and the reserve to `context`; the reserve keeps
 /// nothing the passages shown already hold.
-pub(crate) fn expand_context(
+fn expand_context(
     document: &ParsedDocument,
     context: AnswerContext,
     passages: Vec<Passage>,
@@ -176,7 +194,7 @@ fn context_name(context: AnswerContext) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyword::tests::document;
+    use crate::test_support::document;
     use docintel_schema::{BBox, TocSource};
 
     fn hit(doc: &ParsedDocument, line: u32) -> Passage {

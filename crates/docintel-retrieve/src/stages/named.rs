@@ -1,4 +1,4 @@
-//! Named sections: the question points to a part of the document by what it
+//! Stage `named_sections`: the question points to a part of the document by what it
 //! is ("shown in the balance sheet"), which the parser reports as the titles
 //! a document prints over that part (`ScopeFilters::sections`, alternatives
 //! joined by ` | `). A filing's table of contents rarely lists its financial
@@ -14,15 +14,85 @@
 //! from the index page listing it and from notes that mention it. Of the
 //! qualifying pages, the first whose heading says "consolidated" wins (a
 //! parent-only or guarantor copy comes later), else the first; the next page
-//! joins it when it continues the statement under its title.
+//! joins it when it continues the statement under its title. Each page
+//! found goes first, whole, in the place of the passages found on it.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use docintel_schema::text::{normalize, squash};
-use docintel_schema::{Line, ParsedDocument};
+use docintel_schema::{Line, ParsedDocument, Passage, TraceEvent, TraceSink};
 use regex::Regex;
+use serde_json::json;
 
-use crate::keyword::page_range;
+use super::{Ctx, RankingState};
+use crate::error::RetrieveError;
+use crate::matching::{Candidate, page_bounds, page_range};
+
+/// Named sections ("shown in the balance sheet"): the page headed by the
+/// part's title goes first, with its best-matching lines. Off with a pages
+/// hint.
+pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, trace: &mut dyn TraceSink) -> Result<(), RetrieveError> {
+    if !state.hinted.is_empty() {
+        return Ok(());
+    }
+    let sections = &ctx.question.retrieval.scope.sections;
+    let named = find(ctx.document, sections);
+    if named.is_empty() {
+        if !sections.is_empty() {
+            state
+                .notes
+                .push(format!("no page headed by the section(s) the question points to: {}", sections.join("; ")));
+        }
+        return Ok(());
+    }
+    let mut front: Vec<Candidate> = Vec::new();
+    for page in &named {
+        // The page whole replaces the passages found on it.
+        state.ranked.retain(|c| c.passage.page != page.page);
+        state.held_back.retain(|c| c.passage.page != page.page);
+        front.push(page_passage(state, ctx, page));
+    }
+    trace.record(TraceEvent {
+        brick: "retrieve".to_owned(),
+        step: "named_section".to_owned(),
+        detail: json!({
+            "sections": sections,
+            "pages": named.iter().map(|p| json!({"section": p.section, "page": p.page, "heading": p.title, "figure_rows": p.figure_rows})).collect::<Vec<_>>(),
+        }),
+    });
+    state.notes.push(format!(
+        "named section(s) put first: {}",
+        named.iter().map(|p| format!("p. {} '{}'", p.page, p.title)).collect::<Vec<_>>().join(", ")
+    ));
+    state.methods_used.push("named_section".to_owned());
+    front.append(&mut state.ranked);
+    state.ranked = front;
+    Ok(())
+}
+
+/// The passage shown for a named section's page: the whole page (a
+/// statement is read whole: its header row of years says which column
+/// is which), anchored on its best keyword match, else its heading.
+fn page_passage(state: &RankingState, ctx: &Ctx<'_>, page: &NamedPage) -> Candidate {
+    let scope = BTreeSet::from([page.page]);
+    let search = ctx.searcher.search(&state.keywords, Some(&scope), ctx.kind_re(), None);
+    let (first, last) = page_bounds(ctx.document, page.page);
+    let best = search.candidates.into_iter().next();
+    Candidate {
+        passage: Passage {
+            line_start: first,
+            line_end: last,
+            page: page.page,
+            score: best.as_ref().map_or(0.0, |c| c.passage.score),
+            anchor_line: best.as_ref().map_or(page.heading, |c| c.passage.anchor_line),
+            matched_keywords: best.as_ref().map(|c| c.passage.matched_keywords.clone()).unwrap_or_default(),
+            pinned: true,
+        },
+        discriminating: true,
+        coverage: false,
+    }
+}
 
 /// Rows from the top of a page searched for the title.
 pub(crate) const HEAD_ROWS: usize = 12;
@@ -157,10 +227,11 @@ fn is_heading(row: &str, squashed: &str, titles: &[String]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::keyword::tests::{document, question};
-    use crate::{KeywordRetriever, RetrieveConfig};
     use docintel_schema::{NullSink, Retriever};
+
+    use super::*;
+    use crate::test_support::{document, question};
+    use crate::{KeywordRetriever, RetrieveConfig};
 
     const BALANCE_SHEET: &str = "balance sheet | balance sheets | statement of financial position";
 

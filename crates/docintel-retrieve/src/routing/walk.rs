@@ -1,4 +1,4 @@
-//! TOC routing, one level at a time.
+//! The TOC walk, one level at a time.
 //!
 //! The walk shows a [`Router`] the top level of the TOC as compact
 //! [`RouterLine`]s, opens the picked branch(es) and repeats on their children.
@@ -7,152 +7,17 @@
 //! everything under the heading it reached (no title below it matches the
 //! question better). Depth is bounded by the tree: every level is strictly
 //! deeper than the previous one.
-//!
-//! [`KeywordRouter`] is the deterministic router: BM25-style keyword evidence
-//! per branch (body lines, titles weighted higher, sub-titles in between);
-//! when the question carries an exact identifier, only branches containing it
-//! compete.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::convert::Infallible;
 
 use docintel_schema::text::normalize;
 use docintel_schema::{
-    AnswerShape, KeywordEvidence, ParsedDocument, ParsedQuestion, Router, RouterLine, RouterPick, TocEntry, TraceEvent,
-    TraceSink,
+    AnswerShape, KeywordEvidence, ParsedDocument, ParsedQuestion, Router, RouterLine, TocEntry, TraceEvent, TraceSink,
 };
 use serde_json::json;
 
-use crate::bm25::{B, K1, idf};
-use crate::keyword::PreparedKeyword;
-
-/// Knobs of the TOC walk and of the keyword router.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RoutingConfig {
-    /// A picked section spanning at most this many pages is read whole (the
-    /// walk stops descending there).
-    pub small_section_pages: u32,
-    /// At most this many branches picked per level.
-    pub max_picks: usize,
-    /// Branches scoring at least this share of the best are near-ties and
-    /// picked too.
-    pub near_tie: f64,
-}
-
-impl RoutingConfig {
-    /// The values the offline pipeline uses: read sections of up to 2 pages
-    /// whole, pick at most 3 branches per level, near-ties within 85%.
-    pub const STANDARD: RoutingConfig = RoutingConfig { small_section_pages: 2, max_picks: 3, near_tie: 0.85 };
-}
-
-/// The deterministic router (`keyword-router/0.1`): scores each line from its
-/// keyword evidence and picks the best branch plus near-ties.
-#[derive(Debug, Clone, Copy)]
-pub struct KeywordRouter {
-    max_picks: usize,
-    near_tie: f64,
-}
-
-/// A keyword in the entry's own title counts this much more than body text.
-const TITLE_WEIGHT: f64 = 3.0;
-/// A keyword in a title below the entry.
-const SUB_TITLE_WEIGHT: f64 = 1.5;
-
-fn saturate(tf: f64, length_ratio: f64) -> f64 {
-    if tf <= 0.0 {
-        return 0.0;
-    }
-    tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length_ratio))
-}
-
-impl KeywordRouter {
-    /// A router picking at most `max_picks` branches, near-ties within
-    /// `near_tie` of the best score.
-    pub fn new(config: RoutingConfig) -> KeywordRouter {
-        KeywordRouter { max_picks: config.max_picks.max(1), near_tie: config.near_tie }
-    }
-
-    /// The score of each line, BM25-style over the lines of one level.
-    pub fn scores(lines: &[RouterLine]) -> Vec<f64> {
-        let n = lines.len() as f64;
-        let avg_len = (lines.iter().map(|l| f64::from(l.n_lines)).sum::<f64>() / n.max(1.0)).max(1.0);
-        let n_keywords = lines.first().map_or(0, |l| l.evidence.len());
-        let mut scores = vec![0.0; lines.len()];
-        for k in 0..n_keywords {
-            let df_body = lines.iter().filter(|l| l.evidence[k].in_body > 0).count() as f64;
-            let df_title = lines.iter().filter(|l| l.evidence[k].in_title).count() as f64;
-            let df_sub = lines.iter().filter(|l| l.evidence[k].in_sub_titles > 0).count() as f64;
-            for (score, line) in scores.iter_mut().zip(lines) {
-                let e = &line.evidence[k];
-                let ratio = f64::from(line.n_lines) / avg_len;
-                let mut s = idf(n, df_body) * saturate(f64::from(e.in_body), ratio);
-                if e.in_title {
-                    s += TITLE_WEIGHT * idf(n, df_title);
-                }
-                s += SUB_TITLE_WEIGHT * idf(n, df_sub) * saturate(f64::from(e.in_sub_titles), 1.0);
-                *score += e.weight * s;
-            }
-        }
-        scores
-    }
-}
-
-impl Router for KeywordRouter {
-    type Error = Infallible;
-
-    fn name(&self) -> String {
-        "keyword-router/0.1".to_owned()
-    }
-
-    fn route(&self, lines: &[RouterLine], _question: &ParsedQuestion) -> Result<RouterPick, Infallible> {
-        // Exact identifiers are identity, not meaning: only the branches
-        // holding the most of the question's identifiers compete (a running
-        // header naming the standard is in every branch; the control asked
-        // for is not).
-        let identifiers = |l: &RouterLine| {
-            l.evidence.iter().filter(|e| e.identifier && (e.in_title || e.in_sub_titles > 0 || e.in_body > 0)).count()
-        };
-        let most = lines.iter().map(identifiers).max().unwrap_or(0);
-        let with_identifier = if most == 0 { 0 } else { lines.iter().filter(|l| identifiers(l) == most).count() };
-        let scores = Self::scores(lines);
-        let mut order: Vec<usize> = (0..lines.len())
-            .filter(|&i| most == 0 || identifiers(&lines[i]) == most)
-            .filter(|&i| scores[i] > 0.0)
-            .collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-        let Some(&best) = order.first() else {
-            return Ok(RouterPick {
-                ids: vec![],
-                reason: "no keyword evidence in any branch at this level".to_owned(),
-            });
-        };
-        let cut = scores[best] * self.near_tie;
-        let picked: Vec<usize> = order.into_iter().take_while(|&i| scores[i] >= cut).take(self.max_picks).collect();
-        let mut reasons = Vec::new();
-        if with_identifier > 0 {
-            reasons.push(format!("{with_identifier} of {} branches hold {most} question identifier(s)", lines.len()));
-        }
-        for &i in &picked {
-            let line = &lines[i];
-            let in_title: Vec<&str> = line.evidence.iter().filter(|e| e.in_title).map(|e| e.keyword.as_str()).collect();
-            let in_sub: Vec<&str> =
-                line.evidence.iter().filter(|e| e.in_sub_titles > 0).map(|e| e.keyword.as_str()).collect();
-            let mut why = format!("[{}] score {:.2}", line.id, scores[i]);
-            if !in_title.is_empty() {
-                why.push_str(&format!(", title has {in_title:?}"));
-            }
-            if !in_sub.is_empty() {
-                why.push_str(&format!(", titles below have {in_sub:?}"));
-            }
-            why.push_str(&format!(", {} keyword hits inside", line.keyword_hits));
-            reasons.push(why);
-        }
-        if picked.len() > 1 {
-            reasons.push(format!("near-ties within {:.0}% of the best kept", self.near_tie * 100.0));
-        }
-        Ok(RouterPick { ids: picked.iter().map(|&i| lines[i].id).collect(), reason: reasons.join("; ") })
-    }
-}
+use super::RoutingConfig;
+use crate::matching::PreparedKeyword;
 
 /// What the walk decided.
 #[derive(Debug, Clone, PartialEq)]
@@ -262,7 +127,7 @@ fn level_lines(tree: &Tree<'_>, ids: &[u32], keywords: &[PreparedKeyword], count
                 .map(|(k, keyword)| KeywordEvidence {
                     keyword: keyword.label.clone(),
                     // A word naming the whole document tells no branch
-                    // apart (see `keyword::mark_document_words`).
+                    // apart (see `stages::document_words`).
                     weight: if keyword.names_document { 0.0 } else { keyword.weight },
                     identifier: keyword.pinning,
                     in_title: keyword.matches(&title),
@@ -296,7 +161,7 @@ fn level_lines(tree: &Tree<'_>, ids: &[u32], keywords: &[PreparedKeyword], count
 /// Walks the TOC of `document` one level at a time with `router`. Returns
 /// `None` when the document has no TOC or the router picked nothing at the
 /// top level. Records one `toc_level` trace event per level.
-pub(crate) fn walk<R: Router>(
+pub(crate) fn walk<R: Router + ?Sized>(
     router: &R,
     question: &ParsedQuestion,
     document: &ParsedDocument,
@@ -388,12 +253,14 @@ pub(crate) fn walk<R: Router>(
         .collect();
     Ok(Some(RouteOutcome { sections, pages, lines_shown, levels: depth }))
 }
-
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::keyword::tests::{document, question};
     use docintel_schema::{Keyword, KeywordSource, TocSource};
+
+    use super::*;
+    use crate::matching::prepare;
+    use crate::routing::KeywordRouter;
+    use crate::test_support::{document, question};
 
     fn entry(id: u32, parent: Option<u32>, level: u32, title: &str, pages: (u32, u32)) -> TocEntry {
         TocEntry {
@@ -433,7 +300,7 @@ mod tests {
     }
 
     fn check(doc: &ParsedDocument, q: &ParsedQuestion, small: u32) -> (Option<RouteOutcome>, Vec<TraceEvent>) {
-        let keywords = crate::keyword::KeywordRetriever::prepare(q).unwrap();
+        let keywords = prepare(q).unwrap();
         let normalized: Vec<String> = doc.lines.iter().map(|l| normalize(&l.text)).collect();
         let config = RoutingConfig { small_section_pages: small, ..RoutingConfig::STANDARD };
         let mut events = Vec::new();
@@ -526,31 +393,5 @@ mod tests {
         let mut no_toc = standard();
         no_toc.toc.clear();
         assert!(check(&no_toc, &question(&["audit"], "text", &[]), 0).0.is_none());
-    }
-
-    #[test]
-    fn titles_weigh_more_than_body_mentions() {
-        let line = |id: u32, in_title: bool, in_body: u32| RouterLine {
-            id,
-            title: String::new(),
-            start_page: 1,
-            end_page: 1,
-            n_children: 0,
-            n_lines: 10,
-            keyword_hits: in_body,
-            show_hits: true,
-            evidence: vec![KeywordEvidence {
-                keyword: "audit".into(),
-                weight: 1.0,
-                identifier: false,
-                in_title,
-                in_sub_titles: 0,
-                in_body,
-            }],
-        };
-        let lines = [line(0, false, 3), line(1, true, 1), line(2, false, 0)];
-        let pick = KeywordRouter::new(RoutingConfig::STANDARD).route(&lines, &question(&[], "text", &[])).unwrap();
-        assert_eq!(pick.ids, vec![1], "{pick:?}");
-        assert!(lines[1].render().contains("1 keyword hits"));
     }
 }

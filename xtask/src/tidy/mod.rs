@@ -1,6 +1,10 @@
 //! Architecture checks: which workspace crate may depend on which (and how:
 //! test support only as a dev-dependency), that every Rust module starts
-//! with a `//!` doc comment, and that every declared dependency is used.
+//! with a `//!` doc comment, that every declared dependency is used, and,
+//! inside the crates listed in `modules.rs`, that no two modules import each
+//! other in a circle and no source file is too long.
+
+mod modules;
 
 use std::path::{Path, PathBuf};
 
@@ -247,6 +251,20 @@ pub(crate) fn project_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_owned()
 }
 
+/// Every workspace package's name and `src` folder.
+fn package_sources(root: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
+    let metadata = cargo_metadata::MetadataCommand::new()
+        .manifest_path(root.join("Cargo.toml"))
+        .no_deps()
+        .exec()
+        .context("cargo metadata failed")?;
+    Ok(metadata
+        .workspace_packages()
+        .iter()
+        .map(|p| (p.name.to_string(), p.manifest_path.parent().expect("a manifest is in a folder").join("src").into()))
+        .collect())
+}
+
 pub(crate) fn run() -> anyhow::Result<()> {
     let root = project_root();
     let mut problems = edge_violations(&workspace_edges(&root)?);
@@ -254,10 +272,15 @@ pub(crate) fn run() -> anyhow::Result<()> {
     for path in files_without_module_docs(&root)? {
         problems.push(format!("{}: does not start with a `//!` module doc", path.display()));
     }
+    let (module_problems, notes) = modules::check(&package_sources(&root)?)?;
+    problems.extend(module_problems);
+    for note in &notes {
+        println!("tidy: note (not checked for this crate): {note}");
+    }
     if !problems.is_empty() {
         bail!("tidy found {} problem(s):\n{}", problems.len(), problems.join("\n"));
     }
-    println!("tidy: crate edges, module docs and used dependencies OK");
+    println!("tidy: crate edges, module docs, used dependencies, module circles and file lengths OK");
     Ok(())
 }
 

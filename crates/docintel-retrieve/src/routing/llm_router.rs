@@ -19,7 +19,7 @@ use docintel_schema::{
 };
 use serde_json::{Value, json};
 
-use crate::toc::{KeywordRouter, RoutingConfig};
+use super::{KeywordRouter, RoutingConfig};
 
 /// The name of the strict schema sent with every routing request.
 pub const ROUTER_SCHEMA_NAME: &str = "toc_pick";
@@ -206,7 +206,7 @@ mod tests {
     use docintel_schema::{KeywordEvidence, LlmResponse, NullSink, ParsedDocument, TocEntry, TocSource, TraceEvent};
 
     use super::*;
-    use crate::keyword::tests::{document, question};
+    use crate::test_support::{document, question};
     use crate::{KeywordRetriever, RetrieveConfig};
 
     /// Replays recorded responses in order and keeps the requests.

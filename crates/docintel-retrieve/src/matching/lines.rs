@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use docintel_schema::text::normalize;
 use docintel_schema::{ParsedDocument, RowView};
 
-use crate::pages::PageIndex;
+use super::page_index::PageIndex;
 
 /// Documents whose normalised lines are kept.
 const CACHED_DOCUMENTS: usize = 4;
@@ -28,7 +28,7 @@ const CACHED_DOCUMENTS: usize = 4;
 pub(crate) type NormalizedLines = Arc<Vec<String>>;
 
 /// A document's row view, its normalised lines and its page index
-/// (`pages.rs`, every question reads it).
+/// (`page_index.rs`, every question reads it).
 pub(crate) type Rows = (Arc<RowView<'static>>, NormalizedLines, Arc<PageIndex>);
 
 /// A small most-recently-used cache of normalised lines, shared by clones of
@@ -89,7 +89,8 @@ impl LineCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyword::tests::document;
+    use crate::test_support::document;
+    use crate::test_support::{check, question};
 
     #[test]
     fn same_document_is_served_from_the_cache_and_a_changed_one_is_not() {
@@ -109,5 +110,19 @@ mod tests {
             cache.get(&doc);
         }
         assert_eq!(cache.len(), CACHED_DOCUMENTS);
+    }
+
+    #[test]
+    fn a_line_marked_invisible_is_never_matched() {
+        // hidden_white_text.pdf: white-on-white "TOTAL AMOUNT DUE: $999.00" under the real total.
+        let mut doc = document(&[&["Invoice 42", "Total: $1,234.56", "TOTAL AMOUNT DUE: $999.00"]]);
+        let q = question(&["total", "amount", "due"], "amount", &[]);
+        assert_eq!(check(&doc, &q, 3).passages[0].anchor_line, 3, "the hidden line wins when visible");
+        let mut hidden = docintel_schema::Diagnostic::new(docintel_schema::Severity::Warning, Some(1), "hidden");
+        hidden.invisible_lines = vec![3];
+        doc.diagnostics.push(hidden);
+        let r = check(&doc, &q, 3);
+        assert!(r.passages.iter().all(|p| p.anchor_line != 3 && p.matched_keywords.len() < 3), "{r:?}");
+        assert_eq!(r.passages[0].anchor_line, 2, "{r:?}");
     }
 }
