@@ -18,7 +18,8 @@ Exit codes:
   0  answered (an honest \"not found\" is an answer), or the command succeeded
   1  internal failure (a bug, a trace or output file that cannot be written)
   2  usage error (bad arguments, --highlight on a non-PDF input)
-  3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder)
+  3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder,
+     a trace of an older format for replay)
 
 Logging: RUST_LOG (e.g. RUST_LOG=debug or RUST_LOG=docintel=info) filters the
 logs, which always go to stderr; stdout carries only the requested output.";

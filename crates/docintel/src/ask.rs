@@ -19,6 +19,10 @@ use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 use docintel_llm::OpenAiTransport;
 use docintel_question::LlmQuestionParser;
 use docintel_retrieve::{KeywordRetriever, LlmRouter, RetrieveConfig, RoutingConfig};
+use docintel_schema::trace::{
+    Event, FeedbackRetry, FewShot, FewShotPick, InstructionLines, LineNote, LlmRoute, PassageRef, RoundPassages,
+    Validation,
+};
 use docintel_schema::{
     DocumentProfile, Generation, Generator, ParsedDocument, ParsedQuestion, QuestionParser, Retrieval, Retriever,
     SkippedStep, TraceEvent, TraceSink,
@@ -101,11 +105,7 @@ pub(crate) fn answer(
     // The parse (a model call, with a model) and the caller's overrides.
     let mut timings = BTreeMap::new();
     timings.insert("question".to_owned(), question_ms + clock.elapsed().as_millis() as u64);
-    trace.record(TraceEvent {
-        brick: "question".into(),
-        step: "parse".into(),
-        detail: serde_json::to_value(&parsed).unwrap_or_default(),
-    });
+    trace.record(Event::QuestionParsed(Box::new(parsed.clone())).into());
     let (mut skipped, embed_dir) = plan_steps(&mut parsed, options);
     let (llm_generator, generation_notes) = build_generator(bricks, &parsed, options, &mut trace)?;
 
@@ -181,11 +181,7 @@ fn withhold_invisible<'d>(
         )
     });
     if let Some(note) = &invisible_note {
-        trace.record(TraceEvent {
-            brick: "parse".into(),
-            step: "invisible_lines".into(),
-            detail: serde_json::json!({ "line_ids": invisible, "note": note }),
-        });
+        trace.record(Event::InvisibleLines(LineNote { line_ids: invisible.clone(), note: note.clone() }).into());
     }
     (visible_document, invisible_note.into_iter().collect())
 }
@@ -317,16 +313,19 @@ fn build_generator(
         let tags: Vec<String> =
             std::iter::once(parsed.answer_type.clone()).chain(parsed.matched_concept.clone()).collect();
         let picked = bank.select(&parsed.original_question, &tags, &Default::default());
-        trace.record(TraceEvent {
-            brick: "generate".into(),
-            step: "few_shot".into(),
-            detail: serde_json::json!({
-                "bank": path.display().to_string(),
-                "bank_size": bank.len(),
-                "tags": tags,
-                "picked": picked.iter().map(|p| serde_json::json!({"index": p.index, "score": p.score, "question": p.example.question, "answer_json": p.example.answer_json})).collect::<Vec<_>>(),
-            }),
-        });
+        let picks = picked
+            .iter()
+            .map(|p| FewShotPick {
+                index: p.index,
+                score: p.score,
+                question: p.example.question.clone(),
+                answer_json: p.example.answer_json.clone(),
+            })
+            .collect();
+        trace.record(
+            Event::FewShot(FewShot { bank: path.display().to_string(), bank_size: bank.len(), tags, picked: picks })
+                .into(),
+        );
         generator = generator.with_examples(picked.into_iter().map(|p| p.example).collect());
     }
     Ok((Some(generator), vec![note]))
@@ -408,17 +407,16 @@ impl Rounds<'_, '_> {
                     .map_err(|e| brick_error("retrieve")(Box::new(e)))?;
                 for (i, response) in router.responses().into_iter().enumerate() {
                     self.routing.add(&response.usage, 1);
-                    self.trace.record(TraceEvent {
-                        brick: "retrieve".into(),
-                        step: "llm_route".into(),
-                        detail: serde_json::json!({
-                            "call": i + 1,
-                            "round": round,
-                            "model": llm.model,
-                            "usage": response.usage,
-                            "raw": response.raw,
-                        }),
-                    });
+                    self.trace.record(
+                        Event::LlmRoute(LlmRoute {
+                            call: i + 1,
+                            round,
+                            model: llm.model.clone(),
+                            usage: response.usage,
+                            raw: response.raw,
+                        })
+                        .into(),
+                    );
                 }
                 retrieval
             }
@@ -457,11 +455,7 @@ impl Rounds<'_, '_> {
         retrieval: &Retrieval,
         round: u32,
     ) -> Result<Generation, PipelineError> {
-        self.trace.record(TraceEvent {
-            brick: "generate".into(),
-            step: "passages".into(),
-            detail: serde_json::json!({ "round": round, "passages": retrieval.passages }),
-        });
+        self.trace.record(Event::Passages(RoundPassages { round, passages: retrieval.passages.clone() }).into());
         let clock = Instant::now();
         let generation = match self.generator {
             None => self.run_generator(&ExtractiveGenerator::new(), parsed, retrieval)?,
@@ -488,11 +482,15 @@ impl Rounds<'_, '_> {
     fn validate(&mut self, generation: &Generation, round: u32) -> Vec<docintel_schema::CitationProblem> {
         let problems =
             docintel_generate::verify_citations(&generation.answer, self.document, &generation.passages_shown);
-        self.trace.record(TraceEvent {
-            brick: "generate".into(),
-            step: "validate".into(),
-            detail: serde_json::json!({ "round": round, "citations_verified": problems.is_empty(), "problems": problems }),
-        });
+        self.trace.record(
+            Event::Validate(Validation {
+                round,
+                citations_verified: problems.is_empty(),
+                problems: problems.clone(),
+                passages_shown: generation.passages_shown.iter().map(PassageRef::from).collect(),
+            })
+            .into(),
+        );
         problems
     }
 
@@ -517,11 +515,10 @@ impl Rounds<'_, '_> {
             &known,
         );
         let Some(hint) = hint else { return false };
-        self.trace.record(TraceEvent {
-            brick: "generate".into(),
-            step: "feedback_retry".into(),
-            detail: serde_json::json!({ "round": round, "reason": hint.reason, "keywords": hint.keywords }),
-        });
+        self.trace.record(
+            Event::FeedbackRetry(FeedbackRetry { round, reason: hint.reason.clone(), keywords: hint.keywords.clone() })
+                .into(),
+        );
         self.feedback_notes.push(format!("feedback round {}: {}", round + 1, hint.reason));
         parsed.keywords.extend(hint.keywords.iter().map(|k| feedback_keyword(k)));
         true
@@ -561,10 +558,8 @@ fn flag_instruction_lines(
         instruction_lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
         if cited.is_empty() { String::new() } else { "; the answer cites one".to_owned() }
     );
-    trace.record(TraceEvent {
-        brick: "generate".into(),
-        step: "instruction_like_text".into(),
-        detail: serde_json::json!({ "line_ids": instruction_lines, "cited": cited, "note": note }),
-    });
+    trace.record(
+        Event::InstructionLikeText(InstructionLines { line_ids: instruction_lines, cited, note: note.clone() }).into(),
+    );
     vec![note]
 }

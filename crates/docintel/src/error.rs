@@ -124,7 +124,9 @@ impl PipelineError {
             | PipelineError::Dictionary(_)
             | PipelineError::Schema(_)
             | PipelineError::Config(_)
-            | PipelineError::Trace(TraceError::Missing { .. } | TraceError::Corrupt { .. })
+            | PipelineError::Trace(
+                TraceError::Missing { .. } | TraceError::Corrupt { .. } | TraceError::Version { .. },
+            )
             | PipelineError::Highlight(HighlightError::Read { .. } | HighlightError::Encrypted { .. })
             | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
             PipelineError::Brick { .. }

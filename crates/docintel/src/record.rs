@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use docintel_schema::trace::{DocumentRead, Event};
 use docintel_schema::{AskOutput, DocumentProfile, ParsedQuestion, TraceEvent};
 
 use crate::PipelineError;
@@ -24,11 +25,12 @@ pub(crate) fn document_key_of(path: &Path) -> (String, String) {
 pub(crate) fn document_event(path: &Path, sha256: &str, key: &str) -> TraceEvent {
     let absolute =
         std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_owned());
-    TraceEvent {
-        brick: "parse".into(),
-        step: "document".into(),
-        detail: serde_json::json!({ "path": absolute.display().to_string(), "sha256": sha256, "key": key }),
-    }
+    Event::Document(DocumentRead {
+        path: absolute.display().to_string(),
+        sha256: sha256.to_owned(),
+        key: key.to_owned(),
+    })
+    .into()
 }
 
 /// Writes the question folder `<out>/<key>/questions/<question>` — the parsed
