@@ -2,8 +2,8 @@
 //! cites the exact source lines.
 //!
 //! This binary parses arguments, calls the facade, prints, and maps failures
-//! to exit codes. It is the only place (with `xtask`) that reads environment
-//! variables.
+//! to exit codes (`PipelineError::exit_code`). The environment is read by the
+//! facade's `Config::from_env` (and `RUST_LOG` here).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,36 +11,18 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use docintel::schema::{AskOutput, BBox, ChunkStrategy, DocumentFormat, ParsedDocument};
-use docintel::{ApiKey, AskOptions, GeneratorChoice, HighlightError, OpenAiConfig, PipelineError, TraceError};
-
-/// Exit code for bad input (missing file, not a PDF, encrypted, broken).
-const EXIT_BAD_INPUT: u8 = 3;
-/// Exit code for an internal failure (a bug, or a trace that cannot be written).
-const EXIT_FAILURE: u8 = 1;
-/// Exit code for a usage error (clap's own errors exit with it too).
-const EXIT_USAGE: u8 = 2;
+use docintel::{AskOptions, Config, EXIT_FAILURE, Engine, LlmFlags, PipelineError};
 
 const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  answered (an honest \"not found\" is an answer), or the command succeeded
   1  internal failure (a bug, a trace or output file that cannot be written)
   2  usage error (bad arguments, --highlight on a non-PDF input)
-  3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder)
+  3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder,
+     a trace of an older format for replay)
 
 Logging: RUST_LOG (e.g. RUST_LOG=debug or RUST_LOG=docintel=info) filters the
 logs, which always go to stderr; stdout carries only the requested output.";
-
-/// A usage error found after argument parsing (exit code 2).
-#[derive(Debug)]
-struct UsageError(String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 #[derive(Parser)]
 #[command(
@@ -272,33 +254,10 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// The exit code for a failure (see `EXIT_CODES_HELP`).
+/// The exit code for a failure (see `EXIT_CODES_HELP`): the facade's error
+/// says; anything else (a replay that differs, stdout gone) is 1.
 fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.downcast_ref::<UsageError>().is_some() {
-        return EXIT_USAGE;
-    }
-    if let Some(error) = error.downcast_ref::<PipelineError>() {
-        return match error {
-            PipelineError::Parse(_)
-            | PipelineError::Satellites(_)
-            | PipelineError::Dictionary(_)
-            | PipelineError::Schema(_)
-            | PipelineError::Config(_)
-            | PipelineError::Trace(TraceError::Missing { .. } | TraceError::Corrupt { .. })
-            | PipelineError::EmptyCorpus { .. } => EXIT_BAD_INPUT,
-            _ => EXIT_FAILURE,
-        };
-    }
-    if let Some(error) = error.downcast_ref::<TraceError>() {
-        return match error {
-            TraceError::Missing { .. } | TraceError::Corrupt { .. } => EXIT_BAD_INPUT,
-            _ => EXIT_FAILURE,
-        };
-    }
-    match error.downcast_ref::<HighlightError>() {
-        Some(HighlightError::Read { .. } | HighlightError::Encrypted { .. }) => EXIT_BAD_INPUT,
-        _ => EXIT_FAILURE,
-    }
+    error.downcast_ref::<PipelineError>().map_or(EXIT_FAILURE, PipelineError::exit_code)
 }
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: our warnings; the PDF
@@ -308,61 +267,6 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,pdf_extract=error,lopdf=error"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
-}
-
-/// The generator to use: an LLM when an endpoint or key is configured (flag
-/// or environment) and `--offline` is not given, else the extractive one.
-fn generator_choice(args: &AskArgs) -> Result<GeneratorChoice, UsageError> {
-    if args.offline {
-        return Ok(GeneratorChoice::Extractive);
-    }
-    let env = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
-    let base_url = args.llm_base_url.clone().or_else(|| env("DOCINTEL_LLM_BASE_URL"));
-    let api_key = env("OPENAI_API_KEY");
-    if base_url.is_none() && api_key.is_none() {
-        return Ok(GeneratorChoice::Extractive);
-    }
-    if let Some(url) = &base_url {
-        let source = if args.llm_base_url.is_some() { "--llm-base-url" } else { "DOCINTEL_LLM_BASE_URL" };
-        docintel::openai_url(url).map_err(|reason| UsageError(format!("{source}: {reason}")))?;
-    }
-    let timeout_secs = match env("DOCINTEL_LLM_TIMEOUT_SECS") {
-        None => 120,
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n > 0 => n,
-            _ => {
-                return Err(UsageError(format!(
-                    "DOCINTEL_LLM_TIMEOUT_SECS={v:?} is not a number of seconds (a whole number above 0)"
-                )));
-            }
-        },
-    };
-    let custom_server = base_url.is_some();
-    let config = OpenAiConfig {
-        base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".to_owned()),
-        api_key: api_key.map(ApiKey::new),
-        timeout: std::time::Duration::from_secs(timeout_secs),
-        max_retries: 3,
-        backoff_base: std::time::Duration::from_millis(500),
-        // Local servers (llama.cpp, older vLLM) only know `max_tokens`.
-        send_legacy_max_tokens: custom_server,
-    };
-    let model = args.model.clone().or_else(|| env("DOCINTEL_LLM_MODEL")).unwrap_or_else(|| "gpt-4.1-mini".to_owned());
-    Ok(GeneratorChoice::Llm { config, model })
-}
-
-/// The context window the caller gave: `--llm-context`, else `$DOCINTEL_LLM_CONTEXT`.
-fn llm_context(args: &AskArgs) -> Result<Option<u64>, UsageError> {
-    if args.llm_context.is_some() {
-        return Ok(args.llm_context);
-    }
-    match std::env::var("DOCINTEL_LLM_CONTEXT").ok().filter(|v| !v.trim().is_empty()) {
-        None => Ok(None),
-        Some(v) => match v.trim().parse::<u64>() {
-            Ok(n) if n >= 256 => Ok(Some(n)),
-            _ => Err(UsageError(format!("DOCINTEL_LLM_CONTEXT={v:?} is not a context size in tokens (256 or more)"))),
-        },
-    }
 }
 
 /// Whether the file starts (within its first KiB) with a `%PDF-` header; an unreadable file
@@ -383,17 +287,19 @@ fn looks_like_pdf(path: &Path) -> bool {
 const MAX_QUESTION_CHARS: usize = 4000;
 
 /// A question the pipeline can parse: UTF-8, some letter or digit, not over-long.
-fn checked_question(question: &std::ffi::OsStr) -> Result<String, UsageError> {
-    let question = question.to_str().ok_or_else(|| UsageError("the question is not valid UTF-8".into()))?;
+fn checked_question(question: &std::ffi::OsStr) -> Result<String, PipelineError> {
+    let question = question.to_str().ok_or_else(|| PipelineError::Usage("the question is not valid UTF-8".into()))?;
     if question.trim().is_empty() {
-        return Err(UsageError("the question is empty".into()));
+        return Err(PipelineError::Usage("the question is empty".into()));
     }
     if !question.chars().any(char::is_alphanumeric) {
-        return Err(UsageError(format!("the question {:?} has no word in it", escape_controls(question))));
+        return Err(PipelineError::Usage(format!("the question {:?} has no word in it", escape_controls(question))));
     }
     let n = question.chars().count();
     if n > MAX_QUESTION_CHARS {
-        return Err(UsageError(format!("the question is {n} characters long (at most {MAX_QUESTION_CHARS})")));
+        return Err(PipelineError::Usage(format!(
+            "the question is {n} characters long (at most {MAX_QUESTION_CHARS})"
+        )));
     }
     Ok(question.to_owned())
 }
@@ -415,9 +321,12 @@ fn escape_controls(text: &str) -> String {
 }
 
 fn ask(args: AskArgs) -> anyhow::Result<()> {
+    let config = Config::from_env();
     let mut options = AskOptions::new(args.top_k);
-    options.generator = generator_choice(&args)?;
-    options.llm_context = llm_context(&args)?;
+    let flags =
+        LlmFlags { base_url: args.llm_base_url.as_deref(), model: args.model.as_deref(), offline: args.offline };
+    options.generator = config.generator(flags)?;
+    options.llm_context = config.llm_context(args.llm_context)?;
     options.satellites_dir = args.satellites.clone();
     options.dictionary = args.dictionary.clone();
     options.strategy = match args.strategy.as_deref() {
@@ -433,7 +342,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.schema = args.schema.clone();
     options.iterate = args.iterate;
     options.examples = args.examples.clone();
-    options.embeddings = args.embeddings.clone().or_else(AskOptions::embeddings_from_env);
+    options.embeddings = config.embed_model_dir(args.embeddings.as_deref());
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
     // The answer is printed first; a trace or highlight that cannot be written is reported
     // after it (and the exit code says so).
@@ -464,7 +373,8 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
         (Some(dir), [question]) => {
             let question = checked_question(question)?;
             let corpus = load_corpus(dir, &options)?;
-            let output = answered(docintel::corpus_qa(&corpus, &question, &options))?;
+            let engine = Engine::new(&options)?;
+            let output = answered(engine.corpus_qa(&corpus, &question, &options))?;
             match &args.highlight {
                 Some(target) => {
                     let (path, document) = corpus
@@ -482,10 +392,15 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
             let file = PathBuf::from(file);
             // A usage mistake is reported before any work (the highlight needs a PDF).
             if args.highlight.is_some() && !looks_like_pdf(&file) {
-                return Err(UsageError(format!("--highlight needs a PDF input; {} is not one", file.display())).into());
+                return Err(PipelineError::Usage(format!(
+                    "--highlight needs a PDF input; {} is not one",
+                    file.display()
+                ))
+                .into());
             }
+            let engine = Engine::new(&options)?;
             let spinner = spinner(format!("reading {} and answering", file.display()));
-            let result = docintel::pdf_qa_with_document(&file, &question, &options);
+            let result = engine.ask_with_document(&file, &question, &options);
             if let Some(spinner) = spinner {
                 spinner.finish_and_clear();
             }
@@ -499,8 +414,10 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
                 _ => None,
             }
         }
-        (Some(_), _) => return Err(UsageError("with --corpus DIR, give only the question".into()).into()),
-        (None, _) => return Err(UsageError("give the document and the question: ask <FILE> <QUESTION>".into()).into()),
+        (Some(_), _) => return Err(PipelineError::Usage("with --corpus DIR, give only the question".into()).into()),
+        (None, _) => {
+            return Err(PipelineError::Usage("give the document and the question: ask <FILE> <QUESTION>".into()).into());
+        }
     };
     if let Some((target, n)) = highlighted
         && !args.json
@@ -581,13 +498,15 @@ fn cited_boxes(output: &AskOutput, document: &ParsedDocument) -> Vec<(u32, BBox,
 /// Writes the highlighted copy; returns the number of lines highlighted.
 fn highlight(input: &Path, target: &Path, output: &AskOutput, document: &ParsedDocument) -> anyhow::Result<usize> {
     if document.profile.format != DocumentFormat::Pdf {
-        return Err(UsageError(format!("--highlight needs a PDF input; {} is not one", input.display())).into());
+        return Err(
+            PipelineError::Usage(format!("--highlight needs a PDF input; {} is not one", input.display())).into()
+        );
     }
     let boxes = cited_boxes(output, document);
     if boxes.is_empty() {
         tracing::warn!("no cited line to highlight; {} is an unmarked copy", target.display());
     }
-    let added = docintel::highlight_pdf(input, target, &boxes)?;
+    let added = docintel::highlight_pdf(input, target, &boxes).map_err(PipelineError::Highlight)?;
     if added < boxes.len() {
         tracing::warn!(
             "{} cited line(s) not highlighted: their box is not on the page (a page the parser mirrored?)",
@@ -598,7 +517,7 @@ fn highlight(input: &Path, target: &Path, output: &AskOutput, document: &ParsedD
 }
 
 fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {
-    let trace = docintel::load_question_trace(&args.dir)?;
+    let trace = docintel::load_question_trace(&args.dir).map_err(PipelineError::Trace)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &docintel::trace::summary(&trace))?;

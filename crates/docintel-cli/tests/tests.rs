@@ -697,6 +697,30 @@ fn trace_replay_rebuilds_the_answer_and_catches_a_tampered_trace() {
 }
 
 #[test]
+fn a_trace_of_the_first_format_is_shown_but_not_replayed() {
+    let tmp_out = temp_dir("cli-trace-format");
+    let out = tmp_out.path().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
+    let ask = docintel(&["ask", pdf.to_str().unwrap(), "What is the total amount?", "--out", out.to_str().unwrap()]);
+    assert!(ask.status.success(), "{}", String::from_utf8_lossy(&ask.stderr));
+    let folder = question_folder(&out);
+    let trace_path = folder.join("pipeline_trace.json");
+    let mut trace: Value = serde_json::from_slice(&std::fs::read(&trace_path).unwrap()).unwrap();
+    assert_eq!(trace["format_version"], 2);
+    // Passages are structs, not "p1 l10-15" labels.
+    let validate = trace["events"].as_array().unwrap().iter().find(|e| e["step"] == "validate").unwrap().clone();
+    assert!(validate["detail"]["passages_shown"][0]["line_start"].is_u64(), "{validate}");
+    // A trace written before the format version: `trace show` reads it, replay refuses it.
+    trace.as_object_mut().unwrap().remove("format_version");
+    std::fs::write(&trace_path, serde_json::to_vec_pretty(&trace).unwrap()).unwrap();
+    assert!(docintel(&["trace", "show", folder.to_str().unwrap()]).status.success());
+    let replay = docintel(&["trace", "replay", folder.to_str().unwrap()]);
+    assert_eq!(replay.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&replay.stderr);
+    assert!(stderr.contains("trace format 1") && stderr.contains("format 2"), "{stderr}");
+}
+
+#[test]
 fn corpus_mode_picks_the_file_that_answers() {
     let tmp_corpus = temp_dir("cli-corpus");
     let corpus = tmp_corpus.path().to_owned();

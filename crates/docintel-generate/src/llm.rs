@@ -43,6 +43,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use docintel_schema::registry::{self, RegistryEntry};
+use docintel_schema::trace::{Event, LlmCall, LlmRequestSent, PassageRef};
 use docintel_schema::{
     Amount, Answer, AnswerFeedback, AnswerShape, AnswerValue, ChatMessage, ChunkStrategy, DateValue, ExtractionMethod,
     Generation, GenerationCall, Generator, Item, LanguageModel, LlmRequest, LlmResponse, ParsedDocument,
@@ -566,7 +567,7 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                                 "call": call,
                                 "estimated_input_tokens": estimate,
                                 "window": overflow.window,
-                                "passages": batch.iter().map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end)).collect::<Vec<_>>(),
+                                "passages": batch.iter().map(PassageRef::from).collect::<Vec<_>>(),
                                 "error": error.to_string(),
                             }),
                         });
@@ -618,31 +619,31 @@ impl<L: LanguageModel> Generator for LlmGenerator<L> {
                 answer_found: reply.answer.feedback.answer_found,
                 complete_answer_found: reply.answer.feedback.complete_answer_found,
             });
-            trace.record(TraceEvent {
-                brick: "generate".to_owned(),
-                step: "llm_response".to_owned(),
-                detail: json!({
-                    "call": call,
-                    "schema": target.name(),
-                    "passages": batch.iter().map(|p| format!("p{} l{}-{}", p.page, p.line_start, p.line_end)).collect::<Vec<_>>(),
-                    "estimated_input_tokens": estimate,
-                    "usage": response.usage,
-                    "answer_found": reply.answer.feedback.answer_found,
-                    "complete_answer_found": reply.answer.feedback.complete_answer_found,
-                    "span_problems": reply.span_problems,
-                    "cut_at_token_limit": cut,
+            let content = |i: usize| request.messages.get(i).map(|m| m.content.clone());
+            trace.record(
+                Event::LlmResponse(Box::new(LlmCall {
+                    call,
+                    schema: target.name().to_owned(),
+                    passages: batch.iter().map(PassageRef::from).collect(),
+                    estimated_input_tokens: estimate,
+                    usage: response.usage,
+                    answer_found: reply.answer.feedback.answer_found,
+                    complete_answer_found: reply.answer.feedback.complete_answer_found,
+                    span_problems: reply.span_problems,
+                    cut_at_token_limit: cut,
                     // What was sent, verbatim: `docintel trace replay`
                     // rebuilds both from the stored question and passages.
-                    "request": {
-                        "system": request.messages.first().map(|m| m.content.as_str()),
-                        "user": request.messages.get(1).map(|m| m.content.as_str()),
-                        "correction": request.messages.get(3).map(|m| m.content.as_str()),
-                        "schema_name": request.schema_name,
-                        "few_shot_examples": self.examples.len(),
+                    request: LlmRequestSent {
+                        system: content(0),
+                        user: content(1),
+                        correction: content(3),
+                        schema_name: request.schema_name.clone(),
+                        few_shot_examples: self.examples.len(),
                     },
-                    "raw": response.raw,
-                }),
-            });
+                    raw: response.raw.clone(),
+                }))
+                .into(),
+            );
             let done = reply.sufficient();
             if let (Some(why), None) = (&reply.schema_error, &correcting) {
                 notes.push(format!(

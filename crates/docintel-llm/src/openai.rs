@@ -165,18 +165,30 @@ pub const MAX_CALL_TIME: Duration = Duration::from_secs(300);
 /// async-openai's client is built on anyway, keeps the status, the verbatim
 /// body and the retry policy in our hands; async-openai still provides the
 /// request types, so the body follows the OpenAI specification.
+///
+/// Built once, shared: the HTTP client and the runtime live behind an `Arc`, so a
+/// clone is cheap and shares them (each clone with its own deadline, see
+/// [`Self::with_deadline`]). The transport is `Send + Sync`; calls from several
+/// threads at once share the current-thread runtime (tokio lets `block_on` run
+/// concurrently on one), and none may come from inside another tokio runtime.
+#[derive(Clone)]
 pub struct OpenAiTransport {
-    config: OpenAiConfig,
-    http: reqwest::Client,
-    url: reqwest::Url,
-    runtime: tokio::runtime::Runtime,
+    shared: std::sync::Arc<Shared>,
     /// No attempt starts after this instant, and none runs past it (see [`Self::with_deadline`]).
     deadline: Option<std::time::Instant>,
 }
 
+/// What every clone of one transport shares: built once by [`OpenAiTransport::new`].
+struct Shared {
+    config: OpenAiConfig,
+    http: reqwest::Client,
+    url: reqwest::Url,
+    runtime: tokio::runtime::Runtime,
+}
+
 impl fmt::Debug for OpenAiTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiTransport").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("OpenAiTransport").field("config", &self.shared.config).finish_non_exhaustive()
     }
 }
 
@@ -197,7 +209,7 @@ impl OpenAiTransport {
             .enable_all()
             .build()
             .map_err(|e| LlmError::Setup { reason: format!("tokio runtime: {e}") })?;
-        Ok(OpenAiTransport { http, url, runtime, config, deadline: None })
+        Ok(OpenAiTransport { shared: std::sync::Arc::new(Shared { http, url, runtime, config }), deadline: None })
     }
 
     /// The transport with a deadline shared by every call made through it (and by other
@@ -218,14 +230,14 @@ impl OpenAiTransport {
     /// when the server says nothing (hosted APIs: the caller's models table
     /// knows them); api.openai.com and Azure are not asked.
     pub fn context_window(&self, model: &str) -> Option<(u64, String)> {
-        let host = self.url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let host = self.shared.url.host_str().unwrap_or_default().to_ascii_lowercase();
         if host == "api.openai.com" || host.ends_with(".openai.azure.com") {
             return None;
         }
-        let mut root = self.url.clone();
+        let mut root = self.shared.url.clone();
         root.set_query(None);
         let base = {
-            let mut base = self.url.clone();
+            let mut base = self.shared.url.clone();
             if let Ok(mut segments) = base.path_segments_mut() {
                 segments.pop().pop();
             }
@@ -281,15 +293,18 @@ impl OpenAiTransport {
         if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             return None;
         }
-        self.runtime.block_on(async {
+        self.shared.runtime.block_on(async {
             let mut request = match &body {
-                Some(body) => {
-                    self.http.post(url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body.to_string())
-                }
-                None => self.http.get(url),
+                Some(body) => self
+                    .shared
+                    .http
+                    .post(url)
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(body.to_string()),
+                None => self.shared.http.get(url),
             };
-            request = request.timeout(PROBE_TIMEOUT.min(self.config.timeout));
-            if let Some(ApiKey(key)) = &self.config.api_key {
+            request = request.timeout(PROBE_TIMEOUT.min(self.shared.config.timeout));
+            if let Some(ApiKey(key)) = &self.shared.config.api_key {
                 request = request.bearer_auth(key);
             }
             let response = request.send().await.ok()?;
@@ -303,7 +318,7 @@ impl OpenAiTransport {
 
     /// The configuration in use.
     pub fn config(&self) -> &OpenAiConfig {
-        &self.config
+        &self.shared.config
     }
 
     /// The chat-completions body sent for `request`.
@@ -335,7 +350,7 @@ impl OpenAiTransport {
             max_completion_tokens: request.max_output_tokens,
             // Deprecated by OpenAI, still the only name some servers read.
             #[allow(deprecated)]
-            max_tokens: if self.config.send_legacy_max_tokens { request.max_output_tokens } else { None },
+            max_tokens: if self.shared.config.send_legacy_max_tokens { request.max_output_tokens } else { None },
             response_format: Some(ResponseFormat::JsonSchema {
                 json_schema: ResponseFormatJsonSchema {
                     description: None,
@@ -351,19 +366,19 @@ impl OpenAiTransport {
     /// The wait before retry number `attempt` (0-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.min(16));
-        self.config.backoff_base.saturating_mul(factor).min(MAX_BACKOFF)
+        self.shared.config.backoff_base.saturating_mul(factor).min(MAX_BACKOFF)
     }
 
     /// Removes the API key from any text leaving the transport.
     fn scrub(&self, text: &str) -> String {
-        match &self.config.api_key {
+        match &self.shared.config.api_key {
             Some(ApiKey(key)) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
             _ => text.to_owned(),
         }
     }
 
     fn scrub_value(&self, value: Value) -> Value {
-        match &self.config.api_key {
+        match &self.shared.config.api_key {
             Some(ApiKey(key)) if !key.is_empty() && value.to_string().contains(key.as_str()) => {
                 serde_json::from_str(&self.scrub(&value.to_string())).unwrap_or(Value::Null)
             }
@@ -373,17 +388,18 @@ impl OpenAiTransport {
 
     /// One HTTP attempt: the reply body as JSON, verbatim, or why not.
     fn attempt(&self, body: &[u8]) -> Result<Value, Attempt> {
-        self.runtime.block_on(async {
+        self.shared.runtime.block_on(async {
             let mut request = self
+                .shared
                 .http
-                .post(self.url.clone())
+                .post(self.shared.url.clone())
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.to_vec());
             if let Some(deadline) = self.deadline {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
-                request = request.timeout(left.min(self.config.timeout));
+                request = request.timeout(left.min(self.shared.config.timeout));
             }
-            if let Some(ApiKey(key)) = &self.config.api_key {
+            if let Some(ApiKey(key)) = &self.shared.config.api_key {
                 request = request.bearer_auth(key);
             }
             let response = request.send().await.map_err(|e| self.transport_error(&e))?;
@@ -422,7 +438,7 @@ impl OpenAiTransport {
 
     fn transport_error(&self, error: &reqwest::Error) -> Attempt {
         // reqwest names the URL in its messages: it may carry a key.
-        let url = redact_url(self.url.as_str());
+        let url = redact_url(self.shared.url.as_str());
         if error.is_builder() {
             return Attempt::Fail(LlmError::InvalidRequest { reason: self.scrub(&format!("{url}: {error}")) });
         }
@@ -528,10 +544,10 @@ impl LanguageModel for OpenAiTransport {
                 Err(Attempt::Retry(last)) => {
                     let wait = self.backoff(attempt);
                     // A deadline over the attempts: no retry that could not finish in time.
-                    let out_of_time = started.elapsed() + wait + self.config.timeout > MAX_CALL_TIME
+                    let out_of_time = started.elapsed() + wait + self.shared.config.timeout > MAX_CALL_TIME
                         || self.deadline.is_some_and(|d| std::time::Instant::now() + wait >= d);
-                    if attempt >= self.config.max_retries || out_of_time {
-                        let last = if out_of_time && attempt < self.config.max_retries {
+                    if attempt >= self.shared.config.max_retries || out_of_time {
+                        let last = if out_of_time && attempt < self.shared.config.max_retries {
                             format!("{last} (no retry: the call's {} s budget would pass)", MAX_CALL_TIME.as_secs())
                         } else {
                             last

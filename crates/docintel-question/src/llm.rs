@@ -265,12 +265,14 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
     /// A parser calling `model_name` through `model`, with the built-in
     /// tables and a 1024-token output cap.
     pub fn new(model: L, model_name: impl Into<String>) -> LlmQuestionParser<L> {
-        LlmQuestionParser {
-            model,
-            model_name: model_name.into(),
-            rules: RuleParser::new(),
-            max_output_tokens: Some(1024),
-        }
+        LlmQuestionParser::with_rule_parser(model, model_name, RuleParser::new())
+    }
+
+    /// [`Self::new`] with the caller's rule parser (see [`Self::with_rules`]), without
+    /// building the built-in one first: a caller that keeps a rule parser for many
+    /// questions hands it a copy.
+    pub fn with_rule_parser(model: L, model_name: impl Into<String>, rules: RuleParser) -> LlmQuestionParser<L> {
+        LlmQuestionParser { model, model_name: model_name.into(), rules, max_output_tokens: Some(1024) }
     }
 
     /// The same parser with another rule parser: its satellite tables feed

@@ -25,6 +25,7 @@ pub mod routing;
 pub mod rows;
 pub mod slug;
 pub mod text;
+pub mod trace;
 
 pub use answer::{
     Amount, Answer, AnswerFeedback, AnswerValue, DateValue, ExtractedField, ExtractionMethod, FieldExtraction, Item,

@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! <out>/<document stem>-<content hash>/questions/<question-prefix>-<hash>/
-//!     pipeline_trace.json    every recorded decision, in order
+//!     pipeline_trace.json    every recorded decision, in order, with the trace
+//!                            format version (docintel_schema::trace)
 //!     answer.json            the AskOutput (answer + _meta)
 //!     llm_responses.jsonl    every raw LLM response, one JSON object a line,
 //!                            append-only, keyed by response (and request) id
@@ -44,6 +45,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use docintel_schema::slug::question_slug;
+use docintel_schema::trace::TRACE_FORMAT_VERSION;
 use docintel_schema::{AskOutput, TraceEvent, TraceSink};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -89,6 +91,13 @@ pub enum TraceError {
         /// The files that are not there (empty: the folder itself is not).
         files: Vec<String>,
     },
+    /// The trace was written in a format this build does not replay.
+    Version {
+        /// The `pipeline_trace.json` read.
+        path: PathBuf,
+        /// Its format (1: written before traces carried a version).
+        found: u32,
+    },
     /// A trace file is not what it should be (not JSON, wrong shape).
     Corrupt {
         /// The file.
@@ -109,6 +118,12 @@ impl std::fmt::Display for TraceError {
                 write!(f, "{}: not a question trace folder (missing {})", dir.display(), files.join(", "))
             }
             TraceError::Corrupt { path, message } => write!(f, "{}: unreadable trace file: {message}", path.display()),
+            TraceError::Version { path, found } => write!(
+                f,
+                "{}: trace format {found}{}, this docintel reads format {TRACE_FORMAT_VERSION}: ask the question again to record a new trace",
+                path.display(),
+                if *found == 1 { " (written before traces carried a format version)" } else { "" }
+            ),
         }
     }
 }
@@ -117,7 +132,7 @@ impl std::error::Error for TraceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             TraceError::Io { source, .. } => Some(source),
-            TraceError::Missing { .. } | TraceError::Corrupt { .. } => None,
+            TraceError::Missing { .. } | TraceError::Corrupt { .. } | TraceError::Version { .. } => None,
         }
     }
 }
@@ -142,6 +157,7 @@ pub fn question_dir(out_root: &Path, document_key: &str, question: &str) -> Path
 pub fn write_question_trace(dir: &Path, events: &[TraceEvent], output: &AskOutput) -> Result<(), TraceError> {
     fs::create_dir_all(dir).map_err(|source| TraceError::Io { path: dir.to_owned(), source })?;
     let trace = json!({
+        "format_version": TRACE_FORMAT_VERSION,
         "question": output.question,
         "document": output.document,
         "events": events,

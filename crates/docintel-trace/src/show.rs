@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use docintel_schema::trace::{Event, TRACE_FORMAT_VERSION};
 use docintel_schema::{AskOutput, ParsedQuestion, TraceEvent};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -34,7 +35,9 @@ pub struct QuestionTrace {
     pub dir: PathBuf,
     /// The parsed question as the question brick saved it.
     pub parsed_question: ParsedQuestion,
-    /// Every recorded decision, in order.
+    /// The format of `pipeline_trace.json` (1 when it names none).
+    pub format_version: u32,
+    /// Every recorded decision, in order, as written.
     pub events: Vec<TraceEvent>,
     /// The answer and its `_meta`.
     pub output: AskOutput,
@@ -42,10 +45,36 @@ pub struct QuestionTrace {
     pub llm_responses: Vec<Value>,
 }
 
-/// The `events` part of `pipeline_trace.json`.
+/// The `format_version` and `events` parts of `pipeline_trace.json`.
 #[derive(serde::Deserialize)]
 struct PipelineTraceFile {
+    #[serde(default = "first_format")]
+    format_version: u32,
     events: Vec<TraceEvent>,
+}
+
+/// The format of a trace that names none.
+fn first_format() -> u32 {
+    1
+}
+
+impl QuestionTrace {
+    /// The decisions as typed [`Event`]s; a trace of another format than
+    /// [`TRACE_FORMAT_VERSION`] is a [`TraceError::Version`], a typed step
+    /// whose detail does not fit a [`TraceError::Corrupt`].
+    pub fn typed_events(&self) -> Result<Vec<Event>, TraceError> {
+        let path = self.dir.join(PIPELINE_TRACE_FILE);
+        if self.format_version != TRACE_FORMAT_VERSION {
+            return Err(TraceError::Version { path, found: self.format_version });
+        }
+        self.events
+            .iter()
+            .map(|event| {
+                Event::try_from(event.clone())
+                    .map_err(|e| TraceError::Corrupt { path: path.clone(), message: e.to_string() })
+            })
+            .collect()
+    }
 }
 
 /// Reads the question folder `dir`. Fails with [`TraceError::Missing`]
@@ -77,7 +106,14 @@ pub fn load_question_trace(dir: &Path) -> Result<QuestionTrace, TraceError> {
             llm_responses.push(value);
         }
     }
-    Ok(QuestionTrace { dir: dir.to_owned(), parsed_question, events: trace.events, output, llm_responses })
+    Ok(QuestionTrace {
+        dir: dir.to_owned(),
+        parsed_question,
+        format_version: trace.format_version,
+        events: trace.events,
+        output,
+        llm_responses,
+    })
 }
 
 fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, TraceError> {

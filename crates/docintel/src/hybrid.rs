@@ -42,7 +42,7 @@ fn retriever_for(dir: &Path, top_k: usize) -> Result<Shared, String> {
 /// The folder of `document`'s vector files under the output folder `out`:
 /// `<out>/<document key>/embeddings` (next to its question traces).
 pub(crate) fn store_dir(out: &Path, document: &ParsedDocument) -> PathBuf {
-    docintel_trace::document_dir(out, &crate::document_key_of(Path::new(&document.source)).0).join("embeddings")
+    docintel_trace::document_dir(out, &crate::record::document_key_of(Path::new(&document.source)).0).join("embeddings")
 }
 
 /// The keyword retrieval fused with an embedding retrieval over `document`.

@@ -178,3 +178,37 @@ fn meta_carries_the_question_decisions() {
     assert!(!meta.suggested_model.is_empty());
     assert!(meta.parsing_notes.iter().any(|n| n.starts_with("defaults:")), "{:?}", meta.parsing_notes);
 }
+
+#[test]
+fn one_engine_answers_many_questions_as_the_free_functions_do() {
+    let options = AskOptions::new(5);
+    let engine = std::sync::Arc::new(docintel::Engine::new(&options).unwrap());
+    let asked = [("AmazonWebServices.pdf", "What is the total amount?"), ("saeco.pdf", "What is the invoice date?")];
+    // Shared between threads, as a server would.
+    let handles: Vec<_> = asked
+        .iter()
+        .map(|&(name, question)| {
+            let (engine, options) = (engine.clone(), options.clone());
+            std::thread::spawn(move || engine.ask(&invoice(name), question, &options).unwrap())
+        })
+        .collect();
+    for (handle, (name, question)) in handles.into_iter().zip(asked) {
+        let mut shared = handle.join().unwrap();
+        let mut alone = pdf_qa(&invoice(name), question, &options).unwrap();
+        shared.meta.timings_ms.clear();
+        alone.meta.timings_ms.clear();
+        assert_eq!(serde_json::to_value(&shared).unwrap(), serde_json::to_value(&alone).unwrap(), "{name}");
+    }
+}
+
+#[test]
+fn errors_map_to_the_documented_exit_codes() {
+    let missing = pdf_qa(&invoice("nope.pdf"), "What?", &AskOptions::new(5)).unwrap_err();
+    assert_eq!(missing.exit_code(), docintel::EXIT_BAD_INPUT);
+    assert_eq!(docintel::PipelineError::Usage("bad".into()).exit_code(), docintel::EXIT_USAGE);
+    let unwritable = docintel::PipelineError::Trace(docintel::TraceError::Io {
+        path: "x".into(),
+        source: std::io::Error::other("disk full"),
+    });
+    assert_eq!(unwritable.exit_code(), docintel::EXIT_FAILURE);
+}
