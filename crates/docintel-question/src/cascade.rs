@@ -147,17 +147,14 @@ mod tests {
         let builtin = Satellites::builtin();
         // One folder per call: the tests run in parallel, and a shared one
         // was read half-written or removed under another test.
-        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("docintel-cascade-{}-{call}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = docintel_test_support::temp_dir("cascade");
+        let dir = tmp.path();
         std::fs::write(
             dir.join("answer_types.csv"),
             "type,question_cue,head_nouns,retrieval_patterns,output_schema_ref,default_model,definition\ntext,,,,text,,x\namount,,,,amount,,x\n",
         )
         .unwrap();
-        let sparse = Satellites::from_dir(&dir).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
+        let sparse = Satellites::from_dir(dir).unwrap();
         (builtin, sparse)
     }
 

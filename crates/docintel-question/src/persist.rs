@@ -155,10 +155,8 @@ mod tests {
     use crate::test_support::{docx_profile, pdf_profile};
     use docintel_schema::QuestionParser;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("docintel-persist-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
+    fn scratch(name: &str) -> docintel_test_support::TempDir {
+        docintel_test_support::temp_dir(&format!("persist-{name}"))
     }
 
     /// Saves the parse of `question` on `saved_for`, loads it back for
@@ -171,7 +169,8 @@ mod tests {
         asked: &str,
         hit: bool,
     ) {
-        let out = scratch(name);
+        let dir = scratch(name);
+        let out = dir.path().to_path_buf();
         let document = "policy-v2-0123456789ab";
         let parsed = RuleParser::new().parse(question, saved_for).unwrap();
         let path = save_parsed_question(&out, document, saved_for, &parsed).unwrap();
@@ -194,7 +193,8 @@ mod tests {
 
     #[test]
     fn a_parse_saved_by_other_rules_is_a_miss() {
-        let out = scratch("other-build");
+        let dir = scratch("other-build");
+        let out = dir.path().to_path_buf();
         let document = "doc-0123456789ab";
         let question = "What is the title of control AC-2?";
         let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
@@ -210,7 +210,8 @@ mod tests {
 
     #[test]
     fn a_file_without_cache_key_is_a_miss_and_garbage_is_an_error() {
-        let out = scratch("foreign");
+        let dir = scratch("foreign");
+        let out = dir.path().to_path_buf();
         let document = "doc-0123456789ab";
         let question = "What is the total?";
         let path = parsed_question_path(&out, document, question);
@@ -240,7 +241,8 @@ mod tests {
 
     #[test]
     fn no_temporary_file_is_left_behind() {
-        let out = scratch("tmp");
+        let dir = scratch("tmp");
+        let out = dir.path().to_path_buf();
         let parsed = RuleParser::new().parse("What is the premium?", &pdf_profile()).unwrap();
         let path = save_parsed_question(&out, "x-0123456789ab", &pdf_profile(), &parsed).unwrap();
         let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())

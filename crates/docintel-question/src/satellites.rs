@@ -724,8 +724,8 @@ mod tests {
 
     #[test]
     fn an_override_directory_replaces_only_the_files_it_holds() {
-        let dir = std::env::temp_dir().join(format!("docintel-satellites-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = docintel_test_support::temp_dir("satellites");
+        let dir = tmp.path().to_path_buf();
         let types = format!(
             "{TYPES_HEAD}text,,,,text,,x\npolicy_number,\"\\bpolicy\\s+(?:number|no)\\b\",,,text,gpt-4.1-nano,x\n"
         );

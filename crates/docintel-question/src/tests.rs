@@ -637,8 +637,8 @@ fn cascades_are_wired_and_explained() {
 
 #[test]
 fn a_new_answer_type_is_one_row() {
-    let dir = std::env::temp_dir().join(format!("docintel-question-types-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = docintel_test_support::temp_dir("question-types");
+    let dir = tmp.path().to_path_buf();
     let builtin = include_str!("../data/answer_types.csv");
     let row = "licence_plate,\"\\blicen[cs]e\\s+plate\\b\",plate,\"\\b[A-Z]{2}-\\d{3}-[A-Z]{2}\\b\",text,gpt-4.1-nano,\"A vehicle registration plate.\"\n";
     std::fs::write(dir.join(satellites::ANSWER_TYPES_FILE), format!("{builtin}{row}")).unwrap();
