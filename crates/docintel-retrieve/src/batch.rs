@@ -45,15 +45,7 @@ mod tests {
     use crate::test_support::{document, question};
 
     fn passage(page: u32) -> Passage {
-        Passage {
-            line_start: page,
-            line_end: page,
-            page,
-            score: 1.0,
-            anchor_line: page,
-            matched_keywords: vec![],
-            pinned: false,
-        }
+        crate::test_support::one_line(page, page, false)
     }
 
     fn check(reserve: Vec<Passage>) -> RetrievalState {

@@ -1,8 +1,12 @@
 //! Builders shared by the crate's unit tests: a document from the texts of
 //! its pages, a question from its keywords, an identifier keyword, filler
-//! lines, and a retrieval run that checks what every retrieval promises.
+//! lines, a TOC entry, a one-line passage, and a retrieval run that checks
+//! what every retrieval promises.
 
-use docintel_schema::{Keyword, KeywordSource, NullSink, ParsedDocument, ParsedQuestion, Retrieval, Retriever};
+use docintel_schema::{
+    Keyword, KeywordSource, NullSink, ParsedDocument, ParsedQuestion, Passage, Retrieval, Retriever, TocEntry,
+    TocSource,
+};
 
 use crate::{KeywordRetriever, RetrieveConfig};
 
@@ -46,4 +50,22 @@ pub(crate) fn anchor(q: &mut ParsedQuestion, text: &str) {
 /// `n` distinct lines of `text`.
 pub(crate) fn filler(n: usize, text: &str) -> Vec<String> {
     (0..n).map(|i| format!("{text} {i}")).collect()
+}
+
+/// An outline TOC entry.
+pub(crate) fn toc_entry(id: u32, parent: Option<u32>, level: u32, title: &str, pages: (u32, u32)) -> TocEntry {
+    TocEntry {
+        id,
+        parent,
+        level,
+        title: title.to_owned(),
+        start_page: pages.0,
+        end_page: pages.1,
+        source: TocSource::Outline,
+    }
+}
+
+/// A passage of one line, `line`, on `page`, scored 1.
+pub(crate) fn one_line(page: u32, line: u32, pinned: bool) -> Passage {
+    Passage { line_start: line, line_end: line, page, score: 1.0, anchor_line: line, matched_keywords: vec![], pinned }
 }

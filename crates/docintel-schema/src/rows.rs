@@ -45,18 +45,25 @@ fn has_box(b: &BBox) -> bool {
     b.x1 > b.x0 && b.y1 > b.y0
 }
 
-/// Whether `next` continues `prev` on its printed line (see the module docs).
-pub fn continues_run(prev: &Line, next: &Line) -> bool {
+/// Whether two lines are printed on one visual row of one page, whatever
+/// the gap between them (see the module docs).
+pub fn on_one_row(prev: &Line, next: &Line) -> bool {
     let (a, b) = (&prev.bbox, &next.bbox);
     if prev.page != next.page || !has_box(a) || !has_box(b) {
         return false;
     }
     let (ha, hb) = (a.y1 - a.y0, b.y1 - b.y0);
-    let em = ha.max(hb);
     let overlap = a.y1.min(b.y1) - a.y0.max(b.y0);
-    if overlap < 0.5 * ha.min(hb) || (a.y0 - b.y0).abs() > 0.5 * em {
+    overlap >= 0.5 * ha.min(hb) && (a.y0 - b.y0).abs() <= 0.5 * ha.max(hb)
+}
+
+/// Whether `next` continues `prev` on its printed line (see the module docs).
+pub fn continues_run(prev: &Line, next: &Line) -> bool {
+    if !on_one_row(prev, next) {
         return false;
     }
+    let (a, b) = (&prev.bbox, &next.bbox);
+    let em = (a.y1 - a.y0).max(b.y1 - b.y0);
     let gap = b.x0 - a.x1;
     (-RUN_OVERLAP_EM * em..=RUN_JOIN_EM * em).contains(&gap)
 }

@@ -156,9 +156,7 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             let surname = person
                 .as_deref()
                 .and_then(|words| words.last())
-                .filter(|last| {
-                    !pages.is_empty() && HONORIFICS.iter().any(|h| !stats.pages_with(&format!("{h} {last}")).is_empty())
-                })
+                .filter(|last| !pages.is_empty() && stats.called_by_title(last))
                 .map(|last| (*last).to_owned());
             let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
             let first_page = pages.first().is_some_and(|p| *p == 1);
@@ -177,9 +175,6 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
         })
         .collect()
 }
-
-/// Titles a person is called by before the surname (folded).
-const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "miss", "dr", "prof", "mme", "mlle", "herr", "frau", "dhr", "mevr"];
 
 /// Role nouns that head a title a question asks the holder of ("chief
 /// technology OFFICER", "managing DIRECTOR", "grievance OFFICER").

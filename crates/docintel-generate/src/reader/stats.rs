@@ -36,7 +36,13 @@ pub(crate) struct DocStats {
     /// The printed page numbers: (page, text) of a page's first or last
     /// line that is only its number (see [`page_numbers`]).
     page_numbers: HashSet<(u32, String)>,
+    /// Words printed after a title ("Mr. Schlesinger" → `schlesinger`):
+    /// the surnames the document calls people by.
+    titled: HashSet<String>,
 }
+
+/// Titles a person is called by before the surname (folded).
+const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "miss", "dr", "prof", "mme", "mlle", "herr", "frau", "dhr", "mevr"];
 
 impl DocStats {
     fn new(document: &ParsedDocument) -> DocStats {
@@ -65,7 +71,14 @@ impl DocStats {
         }
         let running = line_pages.into_iter().filter(|(_, p)| p.len() >= RUNNING_MIN_PAGES).map(|(k, _)| k).collect();
         let page_numbers = page_numbers(document);
-        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, page_numbers }
+        let titled = page_text
+            .iter()
+            .flat_map(|(_, text)| {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                words.windows(2).filter(|w| HONORIFICS.contains(&w[0])).map(|w| w[1].to_owned()).collect::<Vec<_>>()
+            })
+            .collect();
+        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, page_numbers, titled }
     }
 
     /// The document's facts, from the cache when it was seen before.
@@ -127,6 +140,12 @@ impl DocStats {
             })
             .map(|(p, _)| *p)
             .collect()
+    }
+
+    /// Whether the document calls someone by title and this (folded)
+    /// surname ("Mr. Schlesinger").
+    pub(crate) fn called_by_title(&self, surname: &str) -> bool {
+        self.titled.contains(surname)
     }
 
     /// Whether a line (its folded words) is a running header or footer.

@@ -18,5 +18,5 @@ pub(crate) use keyword::{PreparedKeyword, prepare};
 pub(crate) use kind::kind_pattern;
 pub(crate) use lines::LineCache;
 pub(crate) use page_index::PageIndex;
-pub(crate) use passage::{Candidate, merge_all, merge_into, overlaps, page_bounds, page_range};
+pub(crate) use passage::{Candidate, merge_all, merge_into, overlaps, page_bounds, page_range, whole_page};
 pub(crate) use words::{Form, contains_word_with, form};

@@ -66,3 +66,18 @@ pub(crate) fn page_bounds(document: &ParsedDocument, page: u32) -> (u32, u32) {
     }
     (document.lines[range.start].line_id, document.lines[range.end - 1].line_id)
 }
+
+/// The whole of a page as one passage, anchored on its first line (`None`
+/// for a page without text).
+pub(crate) fn whole_page(document: &ParsedDocument, page: u32, pinned: bool) -> Option<Passage> {
+    let (first, last) = page_bounds(document, page);
+    (first <= last).then(|| Passage {
+        line_start: first,
+        line_end: last,
+        page,
+        score: 0.0,
+        anchor_line: first,
+        matched_keywords: Vec::new(),
+        pinned,
+    })
+}

@@ -203,7 +203,7 @@ mod tests {
     use std::cell::RefCell;
     use std::collections::VecDeque;
 
-    use docintel_schema::{KeywordEvidence, LlmResponse, NullSink, ParsedDocument, TocEntry, TocSource, TraceEvent};
+    use docintel_schema::{KeywordEvidence, LlmResponse, NullSink, ParsedDocument, TraceEvent};
 
     use super::*;
     use crate::test_support::{document, question};
@@ -334,15 +334,7 @@ mod tests {
             &["Audit", "events are logged"],
             &["Awareness", "staff are trained yearly"],
         ]);
-        let entry = |id: u32, parent: Option<u32>, level: u32, title: &str, pages: (u32, u32)| TocEntry {
-            id,
-            parent,
-            level,
-            title: title.to_owned(),
-            start_page: pages.0,
-            end_page: pages.1,
-            source: TocSource::Outline,
-        };
+        let entry = crate::test_support::toc_entry;
         doc.toc = vec![
             entry(0, None, 1, "Contents", (1, 1)),
             entry(1, None, 1, "Controls", (2, 4)),

@@ -255,24 +255,14 @@ pub(crate) fn walk<R: Router + ?Sized>(
 }
 #[cfg(test)]
 mod tests {
-    use docintel_schema::{Keyword, KeywordSource, TocSource};
+    use docintel_schema::{Keyword, KeywordSource};
 
     use super::*;
     use crate::matching::prepare;
     use crate::routing::KeywordRouter;
     use crate::test_support::{document, question};
 
-    fn entry(id: u32, parent: Option<u32>, level: u32, title: &str, pages: (u32, u32)) -> TocEntry {
-        TocEntry {
-            id,
-            parent,
-            level,
-            title: title.to_owned(),
-            start_page: pages.0,
-            end_page: pages.1,
-            source: TocSource::Outline,
-        }
-    }
+    use crate::test_support::toc_entry as entry;
 
     /// A small standard: a front page, a chapter of two families of
     /// controls, each control on its own page.

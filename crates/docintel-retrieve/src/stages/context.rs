@@ -195,18 +195,10 @@ fn context_name(context: AnswerContext) -> &'static str {
 mod tests {
     use super::*;
     use crate::test_support::document;
-    use docintel_schema::{BBox, TocSource};
+    use docintel_schema::BBox;
 
     fn hit(doc: &ParsedDocument, line: u32) -> Passage {
-        Passage {
-            line_start: line,
-            line_end: line,
-            page: doc.line(line).unwrap().page,
-            score: 1.0,
-            anchor_line: line,
-            matched_keywords: vec![],
-            pinned: false,
-        }
+        crate::test_support::one_line(doc.line(line).unwrap().page, line, false)
     }
 
     fn check(doc: &ParsedDocument, context: AnswerContext, line: u32) -> Vec<(u32, u32, u32)> {
@@ -243,15 +235,7 @@ mod tests {
     fn page_and_section() {
         let mut doc = document(&[&["intro"], &["s1 a", "s1 b"], &["s1 c"], &["s2"]]);
         assert_eq!(check(&doc, AnswerContext::Page, 2), vec![(2, 2, 3)]);
-        let entry = |id, pages: (u32, u32)| TocEntry {
-            id,
-            parent: None,
-            level: 1,
-            title: format!("S{id}"),
-            start_page: pages.0,
-            end_page: pages.1,
-            source: TocSource::Outline,
-        };
+        let entry = |id: u32, pages| crate::test_support::toc_entry(id, None, 1, &format!("S{id}"), pages);
         doc.toc = vec![entry(0, (1, 1)), entry(1, (2, 3)), entry(2, (4, 4))];
         assert_eq!(check(&doc, AnswerContext::Section, 2), vec![(2, 2, 3), (3, 4, 4)]);
         // Without a TOC a section context falls back to the page.

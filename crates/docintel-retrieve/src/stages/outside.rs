@@ -86,22 +86,13 @@ pub(crate) fn show_outside(
 
 #[cfg(test)]
 mod tests {
-    use docintel_schema::Passage;
 
     use super::*;
 
     #[test]
     fn passages_from_outside_the_route_never_displace_the_best_a_pin_or_a_coverage_addition() {
         let candidate = |page: u32, pinned: bool, coverage: bool| Candidate {
-            passage: Passage {
-                line_start: page,
-                line_end: page,
-                page,
-                score: 1.0,
-                anchor_line: page,
-                matched_keywords: vec![],
-                pinned,
-            },
+            passage: crate::test_support::one_line(page, page, pinned),
             discriminating: true,
             coverage,
         };

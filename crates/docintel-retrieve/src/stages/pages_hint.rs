@@ -6,11 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use docintel_schema::{Passage, TraceSink};
+use docintel_schema::TraceSink;
 
 use super::{Ctx, RankingState};
 use crate::error::RetrieveError;
-use crate::matching::{Candidate, page_bounds};
+use crate::matching::{Candidate, whole_page};
 
 /// Pages hint first: the user pinned these pages.
 pub(crate) fn filter(state: &mut RankingState, ctx: &Ctx<'_>, _: &mut dyn TraceSink) -> Result<(), RetrieveError> {
@@ -42,25 +42,12 @@ pub(crate) fn keep_unmatched(
         if state.ranked.iter().any(|c| c.passage.page == page) {
             continue;
         }
-        let (first, last) = page_bounds(document, page);
-        if first > last {
+        let Some(passage) = whole_page(document, page, true) else {
             state.notes.push(format!("page {page} named in the question has no text"));
             continue;
-        }
+        };
         state.notes.push(format!("page {page} kept whole: named in the question, no keyword matched on it"));
-        state.ranked.push(Candidate {
-            passage: Passage {
-                line_start: first,
-                line_end: last,
-                page,
-                score: 0.0,
-                anchor_line: first,
-                matched_keywords: Vec::new(),
-                pinned: true,
-            },
-            discriminating: true,
-            coverage: false,
-        });
+        state.ranked.push(Candidate { passage, discriminating: true, coverage: false });
     }
     if state.ranked.is_empty() {
         state.notes.push("no line matched any question keyword".to_owned());

@@ -10,7 +10,7 @@ use docintel_schema::{ParsedDocument, Passage, TraceSink};
 
 use super::{Ctx, RankingState};
 use crate::error::RetrieveError;
-use crate::matching::page_bounds;
+use crate::matching::{self, page_bounds};
 
 /// Documents of at most this many pages are also read whole.
 const SMALL_DOCUMENT_PAGES: usize = 2;
@@ -96,19 +96,10 @@ fn read_named_pages_whole(document: &ParsedDocument, pages: &BTreeSet<u32>, pass
 /// Page `page` whole as a passage, unless it has no text or a passage
 /// already shows it whole.
 fn whole_page(document: &ParsedDocument, page: u32, passages: &[Passage]) -> Option<Passage> {
-    let (first, last) = page_bounds(document, page);
-    if first > last || passages.iter().any(|p| p.page == page && p.line_start <= first && p.line_end >= last) {
-        return None;
-    }
-    Some(Passage {
-        line_start: first,
-        line_end: last,
-        page,
-        score: 0.0,
-        anchor_line: first,
-        matched_keywords: Vec::new(),
-        pinned: false,
-    })
+    let whole = matching::whole_page(document, page, false)?;
+    let covered =
+        passages.iter().any(|p| p.page == page && p.line_start <= whole.line_start && p.line_end >= whole.line_end);
+    (!covered).then_some(whole)
 }
 
 #[cfg(test)]

@@ -326,13 +326,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
 /// Whether `next` is printed on the line `prev` began, to its right (the
 /// rows of a view are cut at wide gaps: a table's cells).
 fn continues_printed_line(prev: &Line, next: &Line) -> bool {
-    let (a, b) = (&prev.bbox, &next.bbox);
-    let boxed = |b: &docintel_schema::BBox| b.x1 > b.x0 && b.y1 > b.y0;
-    if prev.page != next.page || !boxed(a) || !boxed(b) {
-        return false;
-    }
-    let overlap = a.y1.min(b.y1) - a.y0.max(b.y0);
-    overlap >= 0.5 * (a.y1 - a.y0).min(b.y1 - b.y0) && a.x1 <= b.x0
+    docintel_schema::rows::on_one_row(prev, next) && prev.bbox.x1 <= next.bbox.x0
 }
 
 /// The numbers of a row that are not part of a date nor the row's clause
