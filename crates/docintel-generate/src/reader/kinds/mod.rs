@@ -291,7 +291,7 @@ impl Found {
 pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> Vec<Found> {
     let text = rows[i].text.as_str();
     let cell;
-    let ctx = if i > 0 && continues_printed_line(rows[i - 1], rows[i]) {
+    let ctx = if i > 0 && (continues_printed_line(rows[i - 1], rows[i]) || wraps_sentence(rows[i - 1], rows[i])) {
         cell = FindContext { mid_line: true, ..ctx.clone() };
         &cell
     } else {
@@ -327,6 +327,22 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
 /// rows of a view are cut at wide gaps: a table's cells).
 fn continues_printed_line(prev: &Line, next: &Line) -> bool {
     docintel_schema::rows::on_one_row(prev, next) && prev.bbox.x1 <= next.bbox.x0
+}
+
+/// Whether `next` goes on with a sentence `prev` left open: `prev` ends
+/// without a sentence or label end (no `.`, `:`, `;`, `?`, `!`) on a word in
+/// lower case or a comma, and `next` opens with a number followed by a
+/// word in lower case ("…including approximately / 400 categorized as
+/// temporary."). A clause or item number opening a row is followed by a
+/// capitalised title or a marker ("2 Day Care Treatment", "3) The…"), and
+/// the row before it closes its own sentence.
+fn wraps_sentence(prev: &Line, next: &Line) -> bool {
+    let open = prev.text.trim_end().chars().last().is_some_and(|c| c.is_lowercase() || c == ',');
+    let rest = next.text.trim_start().trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '.');
+    let lowercase_after = rest.len() < next.text.trim_start().len()
+        && rest.starts_with(' ')
+        && rest.trim_start().chars().next().is_some_and(char::is_lowercase);
+    open && lowercase_after
 }
 
 /// The numbers of a row that are not part of a date nor the row's clause
@@ -432,6 +448,31 @@ mod tests {
         };
         assert_eq!(amounts(&[&label, &figure]), ["39,117"]);
         assert!(amounts(&[&figure]).is_empty());
+    }
+
+    #[test]
+    fn a_number_opening_a_row_that_goes_on_with_a_sentence_is_a_value() {
+        let line = |id: u32, text: &str, y0: f32| Line {
+            line_id: id,
+            page: 4,
+            line_in_page: id,
+            text: text.to_owned(),
+            bbox: BBox { x0: 36.0, y0, x1: 560.0, y1: y0 + 9.0 },
+        };
+        let ctx = FindContext::with_focus(&["temporary"]);
+        let counts = |rows: &[&Line]| {
+            find(Kind::Count, rows, rows.len() - 1, &ctx).into_iter().map(|f| f.text).collect::<Vec<_>>()
+        };
+        let open = line(1, "Of these employees, approximately 3,500 were full-time, including approximately", 100.0);
+        let wrapped = line(2, "400 categorized as temporary.", 111.0);
+        assert_eq!(counts(&[&open, &wrapped]), ["400"]);
+        // After a closed sentence, or before a capitalised title, the
+        // number opening the row numbers an item.
+        let closed = line(3, "The plan covers the following benefits.", 100.0);
+        let item = line(4, "3 the insurer pays the claim", 111.0);
+        assert!(counts(&[&closed, &item]).is_empty());
+        let title = line(5, "2 Day Care Treatment", 111.0);
+        assert!(counts(&[&open, &title]).is_empty());
     }
 
     #[test]
