@@ -544,6 +544,12 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         if !phrase.is_empty() && (clitic_verb(i) || (word == "l" && text[tokens[i].end..].starts_with(['\'', '’']))) {
             break;
         }
+        // A determiner after the head opens a new noun phrase, the subject
+        // of a clause that qualifies the asked one ("the maximum exit fee
+        // THE affiliate pays", "quel montant LA société a-t-elle payé").
+        if !phrase.is_empty() && NEW_PHRASE.contains(&word.as_str()) {
+            break;
+        }
         if possessive(i) {
             // "which state's law": the owner is what is asked.
             if phrase.is_empty() && i == start + 1 {
@@ -610,6 +616,12 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     }
     Some(AskedPhrase { words: phrase, who })
 }
+
+/// Determiners that open a noun phrase of their own after the asked one.
+const NEW_PHRASE: &[&str] = &[
+    "the", "a", "an", "this", "these", "those", "its", "their", "his", "our", "your", "each", "every", "le", "la",
+    "les",
+];
 
 fn noun_type(word: &str) -> Option<&'static str> {
     let long_suffix = |suffixes: &[&str]| suffixes.iter().any(|s| word.len() > s.len() + 2 && word.ends_with(s));
@@ -772,6 +784,10 @@ mod tests {
         assert_eq!(phrase("Who runs Boeing Global Services?").as_deref(), Some("boeing global services"));
         assert_eq!(phrase("Who signed the agreement for Driven Deliveries?").as_deref(), Some("agreement"));
         assert_eq!(phrase("Who is the guest on this receipt?").as_deref(), Some("guest"));
+        assert_eq!(
+            phrase("What is the maximum exit fee the affiliate pays on termination?").as_deref(),
+            Some("maximum exit fee")
+        );
         assert_eq!(phrase("Who are the parties to this agreement?").as_deref(), Some("parties"));
         assert_eq!(phrase("Which judge wrote the decision?").as_deref(), Some("judge"));
         assert_eq!(phrase("Who is CVS Health's CFO according to the listing?").as_deref(), Some("cfo"));
