@@ -627,7 +627,10 @@ impl<'a> PdfSimpleFont<'a> {
                     if let Some(ref encoding) = encoding_table {
                         dlog!("has encoding");
                         for w in font_metrics.2 {
-                            let c = glyphnames::name_to_unicode(w.2).unwrap();
+                            // docintel: a glyph of the core font's metrics that the glyph
+                            // list does not name has no width to give (it used
+                            // to abort the whole page).
+                            let Some(c) = glyphnames::name_to_unicode(w.2) else { continue };
                             for i in 0..encoding.len() {
                                 if encoding[i] == c {
                                     width_map.insert(i as CharCode, w.1 as f64);
@@ -647,7 +650,7 @@ impl<'a> PdfSimpleFont<'a> {
                                 table[w.0 as usize] = if base_name == "ZapfDingbats" {
                                     zapfglyphnames::zapfdigbats_names_to_unicode(w.2).unwrap_or_else(|| panic!("bad name {:?}", w))
                                 } else {
-                                    glyphnames::name_to_unicode(w.2).unwrap()
+                                    glyphnames::name_to_unicode(w.2).unwrap_or(0) // docintel: was unwrap
                                 }
                             }
                         }
