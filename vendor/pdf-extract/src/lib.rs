@@ -956,7 +956,12 @@ fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMa
             let contents = get_contents(stream);
             dlog!("Stream: {}", String::from_utf8(contents.clone()).unwrap());
 
-            let cmap = adobe_cmap_parser::get_unicode_map(&contents).unwrap();
+            // docintel: a ToUnicode CMap the parser rejects (an error, or one of
+            // its panics such as "bad length of hexstring") leaves the font
+            // without one, read through its encoding, instead of losing every
+            // page drawn with it.
+            let parsed = std::panic::catch_unwind(|| adobe_cmap_parser::get_unicode_map(&contents));
+            let Ok(Ok(cmap)) = parsed else { return None };
             let mut unicode = HashMap::new();
             // "It must use the beginbfchar, endbfchar, beginbfrange, and endbfrange operators to
             // define the mapping from character codes to Unicode character sequences expressed in
@@ -964,7 +969,9 @@ fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMa
             for (&k, v) in cmap.iter() {
                 let mut be: Vec<u16> = Vec::new();
                 let mut i = 0;
-                assert!(v.len() % 2 == 0);
+                if v.len() % 2 != 0 {
+                    continue; // docintel: was assert!, a malformed entry is skipped
+                }
                 while i < v.len() {
                     be.push(((v[i] as u16) << 8) | v[i+1] as u16);
                     i += 2;
@@ -977,7 +984,7 @@ fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMa
                     }
                     _ => {}
                 }
-                let s = String::from_utf16(&be).unwrap();
+                let Ok(s) = String::from_utf16(&be) else { continue }; // docintel: was unwrap
 
                 unicode.insert(k, s);
             }
@@ -988,11 +995,11 @@ fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMa
         None => { }
         Some(&Object::Name(ref name)) => {
             let name = pdf_to_utf8(name);
-            if name != "Identity-H" {
-                todo!("unsupported ToUnicode name: {:?}", name);
-            }
+            // docintel: another name (or another object below) is read as no
+            // ToUnicode map instead of panicking.
+            let _ = name;
         }
-        _ => { panic!("unsupported cmap {:?}", to_unicode)}
+        _ => {}
     }
     unicode_map
 }
