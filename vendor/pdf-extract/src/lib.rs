@@ -2787,3 +2787,41 @@ fn output_doc_inner<'a>(page_num: u32, object_id: ObjectId, doc: &'a Document, p
     output.end_page()?;
     Ok(())
 }
+
+// docintel: malformed ToUnicode maps cost the font its map, not its pages.
+#[cfg(test)]
+mod docintel_tests {
+    use super::*;
+
+    fn font_with_to_unicode(cmap: &str) -> (Document, Dictionary) {
+        let mut doc = Document::with_version("1.5");
+        let stream = lopdf::Stream::new(Dictionary::new(), cmap.as_bytes().to_vec());
+        let id = doc.add_object(stream);
+        let mut font = Dictionary::new();
+        font.set("ToUnicode", Object::Reference(id));
+        (doc, font)
+    }
+
+    #[test]
+    fn a_to_unicode_map_the_parser_panics_on_is_no_map() {
+        // A bfrange start of three bytes: adobe-cmap-parser panics
+        // ("bad length of hexstring").
+        let (doc, font) = font_with_to_unicode("1 beginbfrange <00> <01> <414243> endbfrange");
+        assert_eq!(get_unicode_map(&doc, &font), None);
+    }
+
+    #[test]
+    fn an_entry_of_odd_length_is_skipped_and_the_rest_kept() {
+        let (doc, font) = font_with_to_unicode("2 beginbfchar <01> <41> <02> <0042> endbfchar");
+        let map = get_unicode_map(&doc, &font).expect("a map");
+        assert_eq!(map.get(&2).map(String::as_str), Some("B"));
+        assert_eq!(map.get(&1), None);
+    }
+
+    #[test]
+    fn a_to_unicode_name_other_than_identity_is_no_map() {
+        let mut font = Dictionary::new();
+        font.set("ToUnicode", Object::Name(b"Custom-H".to_vec()));
+        assert_eq!(get_unicode_map(&Document::with_version("1.5"), &font), None);
+    }
+}
