@@ -51,6 +51,7 @@
 mod chunk;
 mod collect;
 mod contents;
+mod dispatch;
 mod doctype;
 mod docx;
 mod encrypt;
@@ -68,13 +69,13 @@ mod textdoc;
 mod toc;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
+pub use dispatch::{parse_file, parse_file_with_options};
 pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
     write_tables,
 };
-pub use textdoc::{parse_file, parse_file_with_options};
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
