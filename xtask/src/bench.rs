@@ -23,7 +23,7 @@ use anyhow::{Context, bail};
 use docintel::schema::{ParsedDocument, TocSource};
 use serde_json::{Value, json};
 
-use crate::stress::{self, Outcome};
+use crate::child::{self, Outcome};
 
 const USAGE: &str = "usage: cargo xtask bench parse [--files FILE...] [--shared DIR] [--python PY] [--timeout SECS]";
 
@@ -142,7 +142,7 @@ impl Run {
 
 /// Runs a child that prints one JSON object on its last stdout line.
 pub(crate) fn run_json(cmd: std::process::Command, timeout: Duration) -> Run {
-    match stress::run_child(cmd, timeout) {
+    match child::run_child(cmd, timeout) {
         Outcome::Exited { code: 0, stdout, .. } => {
             match stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).map(serde_json::from_str::<Value>) {
                 Some(Ok(v)) => Run::from_json(&v),

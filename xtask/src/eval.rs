@@ -42,7 +42,7 @@ struct Row {
 
 impl Row {
     /// The row in the form of the shared sets' report.
-    fn gold_row(&self, split: &crate::eval_dev::Split) -> crate::eval_sets::GoldRow {
+    fn gold_row(&self, split: &crate::split::Split) -> crate::eval_sets::GoldRow {
         crate::eval_sets::GoldRow {
             set: "invoices",
             task: format!("{} {}", self.task, self.field),
@@ -153,7 +153,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     if let Some(shared) = &shared {
         println!();
-        let split = crate::eval_dev::Split::load()?;
+        let split = crate::split::Split::load()?;
         let options = AskOptions::new(5);
         let mut gold = crate::eval_sets::run_sets(shared, &only, &options, &split)?;
         for set in crate::eval_sets::SETS {

@@ -1,5 +1,5 @@
-//! Question sets in one JSONL form, scored by answer type, and the committed
-//! tuning / validation split every gold set is reported by.
+//! Question sets in one JSONL form, scored by answer type (the tuning /
+//! validation split they are reported by is [`crate::split`]).
 //!
 //! A set is a file `fixtures/eval/dev/<name>.jsonl` (one question a line:
 //! `id`, `doc` relative to the shared fixtures, `question`, `answer_type`,
@@ -26,58 +26,7 @@ use docintel::{AskOptions, RuleParser, parse_file};
 use serde_json::Value;
 
 use crate::eval_sets::{GoldRow, contains_folded, fold, numbers_in};
-
-/// The split file: `set,document,part`.
-pub(crate) fn split_path() -> PathBuf {
-    crate::tidy::project_root().join("fixtures/eval/split.csv")
-}
-
-/// Which part (`tuning` or `validation`) each document is in, by file name.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Split {
-    by_name: BTreeMap<String, String>,
-}
-
-impl Split {
-    /// Reads the committed split.
-    pub(crate) fn load() -> anyhow::Result<Split> {
-        let path = split_path();
-        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let body: String = text.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
-        let mut reader = csv::Reader::from_reader(body.as_bytes());
-        let mut by_name = BTreeMap::new();
-        for (i, record) in reader.records().enumerate() {
-            let record = record.with_context(|| format!("{}: bad row {}", path.display(), i + 2))?;
-            let (Some(document), Some(part)) = (record.get(1), record.get(2)) else {
-                anyhow::bail!("{}: row {} needs set,document,part", path.display(), i + 2);
-            };
-            anyhow::ensure!(
-                matches!(part, "tuning" | "validation"),
-                "{}: row {}: part {part:?} is neither tuning nor validation",
-                path.display(),
-                i + 2
-            );
-            by_name.insert(file_name(document), part.to_owned());
-        }
-        Ok(Split { by_name })
-    }
-
-    /// Puts `document` in `part` (tests).
-    #[cfg(test)]
-    pub(crate) fn insert(&mut self, document: &str, part: &str) {
-        self.by_name.insert(file_name(document), part.to_owned());
-    }
-
-    /// The part of a document (matched by file name); `unsplit` for a
-    /// document the split does not list.
-    pub(crate) fn part(&self, document: &str) -> String {
-        self.by_name.get(&file_name(document)).cloned().unwrap_or_else(|| "unsplit".to_owned())
-    }
-}
-
-fn file_name(path: &str) -> String {
-    Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.to_owned())
-}
+use crate::split::Split;
 
 /// One question of a JSONL set.
 #[derive(Debug, Clone)]

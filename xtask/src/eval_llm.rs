@@ -3,7 +3,7 @@
 //! to end against the offline reader, on the same questions.
 //!
 //! The questions are a fixed stratified subset of the dev sets' **validation** part (see
-//! [`crate::eval_dev::Split`]; MMLongBench-Doc text/table included, its vision questions
+//! [`crate::split::Split`]; MMLongBench-Doc text/table included, its vision questions
 //! left out): per set, the first `N` answerable questions (default 2) and the first `M` the
 //! document cannot answer (default 2), in the order of a hash of their ids (so a set's
 //! questions come from several of its documents, and the pick never depends on the run).
@@ -31,7 +31,8 @@ use docintel::{AskOptions, GeneratorChoice, QuestionParser, parse_file, question
 use docintel_llm::OpenAiConfig;
 use sha2::{Digest, Sha256};
 
-use crate::eval_dev::{DevQuestion, Split};
+use crate::eval_dev::DevQuestion;
+use crate::split::Split;
 
 /// One question's outcome on one path.
 #[derive(Debug, Default, Clone)]

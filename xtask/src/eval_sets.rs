@@ -33,7 +33,7 @@ use docintel::schema::{AnswerValue, AskOutput, ParsedDocument};
 use docintel::{AskOptions, QuestionParser, RuleParser, answer_parsed, parse_file};
 use serde_json::Value;
 
-use crate::eval_dev::Split;
+use crate::split::Split;
 
 /// One gold question's outcome.
 #[derive(Debug, Clone)]
@@ -57,7 +57,7 @@ pub(crate) struct GoldRow {
     /// The document asked (path relative to the shared fixtures; empty for
     /// a corpus-level question).
     pub(crate) doc: String,
-    /// `tuning`, `validation` or `unsplit` (see [`crate::eval_dev::Split`]).
+    /// `tuning`, `validation` or `unsplit` (see [`crate::split::Split`]).
     pub(crate) part: String,
     /// The answer's confidence.
     pub(crate) confidence: f64,

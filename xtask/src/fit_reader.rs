@@ -3,7 +3,7 @@
 //! the *tuning* questions of every gold set and writes it to
 //! `crates/docintel-generate/data/reader_model.json`.
 //!
-//! 1. Every tuning question (the split of [`crate::eval_dev::Split`]) is
+//! 1. Every tuning question (the split of [`crate::split::Split`]) is
 //!    asked as `docintel ask` would; the passages retrieval gave generation
 //!    are read again by [`ExtractiveGenerator::candidates`], and each
 //!    candidate is labelled right when its value matches the gold (the
@@ -43,7 +43,8 @@ use ndarray::{Array1, Array2};
 use serde_json::{Value, json};
 use sha2::Digest;
 
-use crate::eval_dev::{DevQuestion, Split, gold_parts, values_match};
+use crate::eval_dev::{DevQuestion, gold_parts, values_match};
+use crate::split::Split;
 
 /// One candidate of one tuning question, labelled.
 #[derive(Debug, Clone)]

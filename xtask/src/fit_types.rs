@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::eval_dev::Split;
+use crate::split::Split;
 use anyhow::{Context, bail};
 use docintel::AskOptions;
 use docintel::{TYPE_FALLBACK, TypeModel, TypeVerdict, type_features};

@@ -17,6 +17,7 @@
 
 mod bench;
 mod bm25;
+mod child;
 mod eval;
 mod eval_dev;
 mod eval_generation;
@@ -28,6 +29,7 @@ mod fit_reader;
 mod fit_types;
 mod llama;
 mod models;
+mod split;
 mod stress;
 mod tidy;
 

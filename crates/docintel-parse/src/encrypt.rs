@@ -15,7 +15,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use docintel_schema::{Diagnostic, Severity};
 use pdf_extract::{Document, LoadOptions, Object};
 
-use crate::{ParseError, objects, panic_message, repair};
+use crate::workers::panic_message;
+use crate::{ParseError, objects, repair};
 
 /// How to open a document.
 #[derive(Clone, Default, PartialEq, Eq)]

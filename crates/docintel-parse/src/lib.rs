@@ -51,6 +51,7 @@
 mod chunk;
 mod collect;
 mod contents;
+mod dispatch;
 mod doctype;
 mod docx;
 mod encrypt;
@@ -60,35 +61,36 @@ mod highlight;
 mod lang;
 mod objects;
 mod output;
+mod page;
 mod page_tree;
 mod repair;
 mod shared_pages;
 mod tables;
 mod textdoc;
 mod toc;
+mod workers;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
+pub use dispatch::{parse_file, parse_file_with_options};
 pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
     write_tables,
 };
-pub use textdoc::{parse_file, parse_file_with_options};
+pub use page::PAGE_TIME_BUDGET;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use docintel_schema::{
     Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
 };
 use pdf_extract::{ContentCache, Document, FontCache, ObjectId};
 
-use crate::collect::{GlyphCollector, RawLine, ScanError};
+use crate::page::{Page, UNMAPPED_MIN, UNMAPPED_SHARE, extract_page, scan_graphics};
+use crate::workers::{panic_message, par_map};
 
 /// Why a PDF could not be parsed at all. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -520,76 +522,6 @@ fn join_runs(lines: &[Line], font_sizes: &[f32]) -> (Vec<Line>, Vec<f32>) {
     (joined, sizes)
 }
 
-/// Scans one page's graphics; a failure or a panic becomes `Err(message)`
-/// (the page then counts no images and no paths).
-fn scan_graphics(
-    doc: &Document,
-    page_id: ObjectId,
-    area: f32,
-    content: &objects::PageContent,
-    forms: &ContentCache,
-) -> Result<figures::PageGraphics, String> {
-    match catch_unwind(AssertUnwindSafe(|| figures::scan_page(doc, page_id, area, content, forms))) {
-        Ok(result) => result,
-        Err(panic) => Err(format!("scanner panicked: {}", panic_message(&panic))),
-    }
-}
-
-/// One page to extract: its number in the page tree, its object and its
-/// decoded content.
-struct Page<'a> {
-    key: u32,
-    id: ObjectId,
-    content: &'a objects::PageContent,
-}
-
-/// Longest time one page's text extraction may take; a page that needs more
-/// fails with a diagnostic and the other pages still parse.
-pub const PAGE_TIME_BUDGET: Duration = Duration::from_secs(20);
-
-/// Stack size of the page workers (pdf-extract recurses into Form XObjects).
-const WORKER_STACK: usize = 16 * 1024 * 1024;
-
-/// Maps `f` over `items` on up to `available_parallelism` scoped threads,
-/// keeping the input order. A slot is `None` only if its worker died.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<Option<R>> {
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
-    if workers <= 1 {
-        return items.iter().enumerate().map(|(i, item)| Some(f(i, item))).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let work = || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let Ok(result) = catch_unwind(AssertUnwindSafe(|| f(i, item))) else { continue };
-                    if let Some(slot) = slots.get(i) {
-                        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-                    }
-                }
-            };
-            // If the thread cannot be spawned, the remaining workers (or the
-            // sequential pass below) still take every page.
-            let _ = std::thread::Builder::new().stack_size(WORKER_STACK).spawn_scoped(scope, work);
-        }
-    });
-    let mut out: Vec<Option<R>> =
-        slots.into_iter().map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner)).collect();
-    // Pages no worker reached (no thread could be spawned): do them here.
-    for (i, slot) in out.iter_mut().enumerate() {
-        if slot.is_none()
-            && let Some(item) = items.get(i)
-            && i >= next.load(Ordering::Relaxed)
-        {
-            *slot = Some(f(i, item));
-        }
-    }
-    out
-}
-
 /// Pages a vision model should look at: `(figure pages, scanned pages)`.
 ///
 /// Figure pages have a real figure (see the page table's `has_figure`) and a
@@ -601,65 +533,6 @@ pub fn vision_candidates(doc: &ParsedDocument) -> (Vec<u32>, Vec<u32>) {
     let figures: Vec<u32> =
         doc.pages.iter().filter(|p| p.has_figure && !scanned.contains(&p.page)).map(|p| p.page).collect();
     (figures, scanned)
-}
-
-/// One page's lines and how many of its glyphs gave no text.
-#[derive(Debug, PartialEq)]
-struct PageText {
-    lines: Vec<RawLine>,
-    /// Glyphs shown (spaces included).
-    glyphs: usize,
-    /// Glyphs whose font has no Unicode mapping for them (their text is lost).
-    unmapped: usize,
-    /// Form XObjects nested too deep (a cycle) were skipped.
-    forms_skipped: bool,
-}
-
-/// Below this share of unmapped glyphs (and under [`UNMAPPED_MIN`] of them) a page's loss
-/// is not reported (a stray symbol).
-const UNMAPPED_SHARE: f64 = 0.02;
-const UNMAPPED_MIN: usize = 10;
-
-/// Extracts one page's lines; a panic, an error or an exceeded time budget
-/// becomes `Err(message)`.
-fn extract_page<'a>(
-    doc: &'a Document,
-    page: &Page<'_>,
-    fonts: &FontCache<'a>,
-    forms: &ContentCache,
-    budget: Duration,
-) -> Result<PageText, String> {
-    let deadline = Instant::now().checked_add(budget);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        // Clip rectangles per shown string; a page whose content cannot be
-        // walked is left to pdf-extract unfiltered, except for form cycles
-        // and the deadline.
-        let scan = match collect::scan_clips(doc, page.id, page.content, forms, deadline) {
-            Ok(scan) => scan,
-            Err(e @ (ScanError::TooDeep | ScanError::Deadline)) => return Err(e.to_string()),
-            Err(ScanError::Content(_)) => collect::PageScan::default(),
-        };
-        // Where pdf-extract would have panicked reading or decoding the
-        // content, it still does, with the same message.
-        let content = match page.content {
-            Ok(Ok(content)) => Ok(content),
-            Ok(Err(e)) | Err(e) => Err(e.unwrap_message()),
-        };
-        let forms_skipped = scan.forms_skipped;
-        let mut collector = GlyphCollector::new(scan, deadline);
-        match pdf_extract::output_page_content(doc, &mut collector, page.key, page.id, content, fonts, forms) {
-            Ok(()) => {
-                let (glyphs, unmapped) = (collector.n_glyphs, collector.n_unmapped);
-                Ok(PageText { lines: collector.finish(), glyphs, unmapped, forms_skipped })
-            }
-            Err(_) if collector.timed_out => Err(format!("time budget of {} s exceeded", budget.as_secs_f32())),
-            Err(e) => Err(e.to_string()),
-        }
-    }));
-    match outcome {
-        Ok(result) => result,
-        Err(panic) => Err(format!("extractor panicked: {}", panic_message(&panic))),
-    }
 }
 
 fn read_toc(
@@ -683,16 +556,6 @@ fn read_toc(
             ));
             Vec::new()
         }
-    }
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_string()
     }
 }
 
@@ -725,79 +588,5 @@ mod tests {
         let err = parse_pdf_bytes("y.pdf", b"%PDF-1.4\ngarbage garbage").unwrap_err();
         assert!(matches!(err, ParseError::Malformed { .. }), "{err:?}");
         assert!(err.to_string().starts_with("y.pdf: malformed PDF"));
-    }
-
-    /// A one-page document drawing `text` in Helvetica.
-    fn one_page(text: &str) -> (Document, ObjectId) {
-        use pdf_extract::{Dictionary, Object, Stream};
-        let set = |entries: Vec<(&str, Object)>| {
-            let mut d = Dictionary::new();
-            for (k, v) in entries {
-                d.set(k, v);
-            }
-            d
-        };
-        let mut doc = Document::with_version("1.5");
-        let pages_id = doc.new_object_id();
-        let font = doc.add_object(set(vec![
-            ("Type", Object::Name(b"Font".to_vec())),
-            ("Subtype", Object::Name(b"Type1".to_vec())),
-            ("BaseFont", Object::Name(b"Helvetica".to_vec())),
-        ]));
-        let content = format!("BT /F1 10 Tf 72 700 Td ({text}) Tj ET");
-        let content = doc.add_object(Stream::new(Dictionary::new(), content.into_bytes()));
-        let page = doc.add_object(set(vec![
-            ("Type", Object::Name(b"Page".to_vec())),
-            ("Parent", pages_id.into()),
-            ("Contents", content.into()),
-            ("Resources", set(vec![("Font", set(vec![("F1", font.into())]).into())]).into()),
-            ("MediaBox", Object::Array(vec![0.into(), 0.into(), 595.into(), 842.into()])),
-        ]));
-        doc.objects.insert(
-            pages_id,
-            set(vec![
-                ("Type", Object::Name(b"Pages".to_vec())),
-                ("Kids", Object::Array(vec![page.into()])),
-                ("Count", 1.into()),
-            ])
-            .into(),
-        );
-        let catalog =
-            doc.add_object(set(vec![("Type", Object::Name(b"Catalog".to_vec())), ("Pages", pages_id.into())]));
-        doc.trailer.set("Root", catalog);
-        (doc, page)
-    }
-
-    /// Extracts page 1 (object `id`) with fresh caches.
-    fn extract(doc: &Document, id: ObjectId, budget: Duration) -> Result<Vec<RawLine>, String> {
-        let content = objects::page_content(doc, id);
-        let page = Page { key: 1, id, content: &content };
-        extract_page(doc, &page, &FontCache::new(), &ContentCache::new(), budget).map(|p| p.lines)
-    }
-
-    #[test]
-    fn a_page_over_its_time_budget_fails_with_a_message() {
-        let (doc, page) = one_page("Some text");
-        let lines = extract(&doc, page, PAGE_TIME_BUDGET).expect("within budget");
-        assert_eq!(lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["Some text"]);
-        let err = extract(&doc, page, Duration::ZERO).expect_err("no time at all");
-        assert!(err.contains("time budget"), "{err}");
-    }
-
-    #[test]
-    fn prepared_documents_extract_the_same_text() {
-        let (mut doc, page) = one_page("Prepared text");
-        let before = extract(&doc, page, PAGE_TIME_BUDGET).expect("parses");
-        assert!(objects::prepare_for_text(&mut doc).is_empty());
-        assert_eq!(extract(&doc, page, PAGE_TIME_BUDGET).expect("parses"), before);
-    }
-
-    #[test]
-    fn par_map_keeps_input_order() {
-        let items: Vec<u32> = (0..100).collect();
-        let out = par_map(&items, |i, &x| (i as u32) * 1000 + x * 2);
-        let want: Vec<Option<u32>> = (0..100).map(|x| Some(x * 1000 + x * 2)).collect();
-        assert_eq!(out, want);
-        assert!(par_map(&[] as &[u32], |_, &x| x).is_empty());
     }
 }

@@ -533,7 +533,7 @@ fn inflate_within_limits(
         }
         let batch = &ids[start..end];
         let over_document = total >= limits.document;
-        let results = crate::par_map(batch, |_, id| match doc.objects.get(id) {
+        let results = crate::workers::par_map(batch, |_, id| match doc.objects.get(id) {
             Some(Object::Stream(s)) if !over_document => inflate_one(s, limits.stream),
             _ => Inflated::Failed,
         });

@@ -29,7 +29,7 @@ use docintel_schema::{
 };
 use docintel_trace::TraceRecorder;
 
-use crate::engine::Bricks;
+use crate::bricks::Bricks;
 use crate::error::brick_error;
 use crate::meta::{self, ModelUse, Outcome};
 use crate::{AskOptions, PipelineError, QaRun};

@@ -12,7 +12,7 @@ use docintel_schema::{AskOutput, ParsedDocument, ParsedQuestion, QuestionParser,
 use docintel_trace::TraceRecorder;
 
 use crate::ask;
-use crate::engine::Bricks;
+use crate::bricks::Bricks;
 use crate::error::brick_error;
 use crate::record::{document_event, document_key_of, write_trace};
 use crate::{AskOptions, ParseError, PipelineError, parse_file_with_options};

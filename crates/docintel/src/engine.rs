@@ -5,49 +5,13 @@
 use std::path::Path;
 use std::time::Instant;
 
-use docintel_llm::OpenAiTransport;
 use docintel_question::{ExpertDictionary, LLM_PARSER_NAME, RuleParser, Satellites};
 use docintel_schema::{AskOutput, ParsedDocument, ParsedQuestion, QuestionParser};
 
 use crate::ask::{self, QuestionRun};
-use crate::error::brick_error;
+use crate::bricks::{Bricks, LlmClient};
 use crate::record::{document_event, document_key_of, write_trace};
-use crate::{AskOptions, Corpus, GeneratorChoice, ParseError, PipelineError, QaRun};
-
-/// The model every question of an engine asks: one transport (HTTP client and
-/// runtime, shared by its clones) and the model name.
-#[derive(Debug, Clone)]
-pub(crate) struct LlmClient {
-    transport: OpenAiTransport,
-    pub(crate) model: String,
-}
-
-impl LlmClient {
-    /// The client `choice` names (`None` for the extractive generator).
-    pub(crate) fn build(choice: &GeneratorChoice) -> Result<Option<LlmClient>, PipelineError> {
-        match choice {
-            GeneratorChoice::Extractive => Ok(None),
-            GeneratorChoice::Llm { config, model } => {
-                let transport = OpenAiTransport::new(config.clone()).map_err(|e| brick_error("llm")(Box::new(e)))?;
-                Ok(Some(LlmClient { transport, model: model.clone() }))
-            }
-        }
-    }
-
-    /// The transport for one question's calls: a cheap clone sharing the
-    /// client and runtime, with the question's deadline.
-    pub(crate) fn transport(&self, deadline: Option<Instant>) -> OpenAiTransport {
-        self.transport.clone().with_deadline(deadline)
-    }
-}
-
-/// The bricks one question runs with, borrowed from an [`Engine`] (or, for
-/// [`crate::answer_parsed`], from the caller's parser).
-#[derive(Clone, Copy)]
-pub(crate) struct Bricks<'e> {
-    pub(crate) parser: &'e RuleParser,
-    pub(crate) llm: Option<&'e LlmClient>,
-}
+use crate::{AskOptions, Corpus, ParseError, PipelineError, QaRun};
 
 /// A long-lived question answerer: build it once, ask it many questions.
 ///

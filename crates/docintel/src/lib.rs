@@ -14,9 +14,10 @@
 //! ```
 //!
 //! Modules: [`options`](AskOptions), [`config`] (the environment, read in one
-//! place), `error` ([`PipelineError`] and its exit codes), `engine`, `ask` (one
-//! question's steps and rounds), `meta` (`_meta` and cost), `corpus`, `replay`,
-//! `record` (the question folder).
+//! place), `error` ([`PipelineError`] and its exit codes), `engine`, `bricks`
+//! (what one question runs with), `ask` (one question's steps and rounds),
+//! `meta` (`_meta` and cost), `corpus`, `replay`, `record` (the question
+//! folder).
 //!
 //! ```no_run
 //! use docintel::{AskOptions, pdf_qa};
@@ -29,6 +30,7 @@
 #![warn(missing_docs)]
 
 mod ask;
+mod bricks;
 pub mod config;
 mod corpus;
 mod engine;
@@ -123,8 +125,8 @@ pub fn answer_parsed(
     parser: &RuleParser,
     options: &AskOptions,
 ) -> Result<QaRun, PipelineError> {
-    let llm = engine::LlmClient::build(&options.generator)?;
-    let bricks = engine::Bricks { parser, llm: llm.as_ref() };
+    let llm = bricks::LlmClient::build(&options.generator)?;
+    let bricks = bricks::Bricks { parser, llm: llm.as_ref() };
     ask::answer(bricks, document, ask::QuestionRun::rules(parsed), options)
 }
 
