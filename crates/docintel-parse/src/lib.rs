@@ -61,6 +61,8 @@ mod lang;
 mod objects;
 mod output;
 mod page_tree;
+#[cfg(feature = "parquet")]
+mod parquet_tables;
 mod repair;
 mod shared_pages;
 mod tables;
@@ -72,8 +74,9 @@ pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
-    write_tables,
 };
+#[cfg(feature = "parquet")]
+pub use parquet_tables::write_tables;
 pub use textdoc::{parse_file, parse_file_with_options};
 
 use std::collections::HashMap;
