@@ -4,6 +4,8 @@
 //!   docs, used dependencies, no module import circle and no long file in
 //!   the crates held to it); it also runs as a `#[test]` so `cargo test`
 //!   enforces it.
+//! - `link-check` builds and runs a scratch crate outside the workspace that
+//!   depends on every library crate by path (`.ci/run` runs it).
 //! - `eval [--shared DIR] [--csv FILE]` answers the gold questions of the
 //!   invoice sets and prints per-field accuracy.
 //! - `fit-reader --shared DIR` fits the extractive reader's model on the
@@ -27,6 +29,7 @@ mod eval_retrieval;
 mod eval_sets;
 mod fit_reader;
 mod fit_types;
+mod link_check;
 mod llama;
 mod models;
 mod split;
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("tidy") => tidy::run(),
+        Some("link-check") => link_check::run(&args[1..]),
         Some("eval") => eval::run(&args[1..]),
         Some("eval-retrieval") => eval_retrieval::run(&args[1..]),
         Some("fit-reader") => fit_reader::run(&args[1..]),
@@ -50,7 +54,7 @@ fn main() -> ExitCode {
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

@@ -589,10 +589,12 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
 }
 
 /// Chunk sizes for the `chunks.parquet` table written by `parse --out`.
+#[cfg(feature = "parquet")]
 const OUT_CHUNKS: docintel::ChunkConfig = docintel::ChunkConfig { max_tokens: 256, overlap_tokens: 32 };
 
 /// Writes the document folder under `out` unless one for the same bytes is
 /// already complete; reports the folder on stderr.
+#[cfg(feature = "parquet")]
 fn write_document_folder(out: &Path, file: &Path, document: &ParsedDocument) -> anyhow::Result<()> {
     let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", file.display()))?;
     let folder = docintel::document_folder(out, file, &bytes);
@@ -604,6 +606,13 @@ fn write_document_folder(out: &Path, file: &Path, document: &ParsedDocument) -> 
     docintel::write_tables(document, &chunks, &docintel::content_hash(&bytes), &folder)?;
     eprintln!("wrote: {}", folder.display());
     Ok(())
+}
+
+/// Without the `parquet` feature there is no table writer: `parse --out` is
+/// refused with this message, nothing written.
+#[cfg(not(feature = "parquet"))]
+fn write_document_folder(_out: &Path, _file: &Path, _document: &ParsedDocument) -> anyhow::Result<()> {
+    anyhow::bail!("parse --out writes Parquet tables: this docintel was built without the `parquet` feature")
 }
 
 /// The human form: the value, then each citation as

@@ -636,6 +636,7 @@ fn help_documents_the_exit_codes() {
 }
 
 #[test]
+#[cfg(feature = "parquet")]
 fn parse_out_writes_a_document_folder_once_then_reuses_it() {
     let pdf = invoice("AmazonWebServices.pdf");
     let tmp_out = temp_dir("cli-parse-out");

@@ -63,6 +63,8 @@ mod objects;
 mod output;
 mod page;
 mod page_tree;
+#[cfg(feature = "parquet")]
+mod parquet_tables;
 mod repair;
 mod shared_pages;
 mod tables;
@@ -76,9 +78,10 @@ pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
-    write_tables,
 };
 pub use page::PAGE_TIME_BUDGET;
+#[cfg(feature = "parquet")]
+pub use parquet_tables::write_tables;
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,13 +1,11 @@
 //! Integration tests over the real invoice fixtures, broken inputs and a
 //! synthetic PDF built here (outline, named destinations, a broken page).
 
-use std::path::Path;
-
 use docintel_parse::{
     ChunkConfig, ParseError, chunk_document, parse_file, parse_pdf, parse_pdf_bytes, vision_candidates,
 };
 use docintel_schema::{DocumentFormat, ParsedDocument, Severity, TocSource};
-use docintel_test_support::{invoice, scratch_file, temp_dir};
+use docintel_test_support::{invoice, scratch_file};
 use pdf_extract::{Dictionary, Document, Object, ObjectId, Stream};
 
 fn parse_fixture(name: &str) -> ParsedDocument {
@@ -551,101 +549,111 @@ fn chunks_cover_every_invoice_line_within_budget() {
     }
 }
 
-/// Reads one Parquet file back into a single record batch.
-fn read_parquet(path: &Path) -> arrow_array::RecordBatch {
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
-    let schema = builder.schema().clone();
-    let batches: Vec<arrow_array::RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
-    // Small files come back as one batch, an empty table as none.
-    assert!(batches.len() <= 1, "{}: expected one batch", path.display());
-    batches.into_iter().next().unwrap_or_else(|| arrow_array::RecordBatch::new_empty(schema))
-}
+/// `write_tables` (feature `parquet`, on by default).
+#[cfg(feature = "parquet")]
+mod parquet_tables {
+    use std::path::Path;
 
-fn column<'a, T: 'static>(batch: &'a arrow_array::RecordBatch, name: &str) -> &'a T {
-    batch
-        .column_by_name(name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .as_any()
-        .downcast_ref::<T>()
-        .unwrap_or_else(|| panic!("column {name} has type {:?}", batch.column_by_name(name).unwrap().data_type()))
-}
+    use docintel_test_support::temp_dir;
 
-#[test]
-fn aws_invoice_tables_round_trip_through_parquet() {
-    use arrow_array::{Float32Array, ListArray, StringArray, UInt32Array};
+    use super::*;
 
-    let path = invoice("AmazonWebServices.pdf");
-    let bytes = std::fs::read(&path).unwrap();
-    let doc = parse_fixture("AmazonWebServices.pdf");
-    let chunks = chunk_document(&doc, &ChunkConfig { max_tokens: 64, overlap_tokens: 8 });
-    assert!(!chunks.is_empty());
-    let out_guard = temp_dir("parse-output");
-    let out = out_guard.path();
-    let dir = docintel_parse::document_folder(out, &path, &bytes);
-    let hash = docintel_parse::content_hash(&bytes);
-    assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("amazonwebservices-"));
-    assert!(dir.to_str().unwrap().ends_with(&hash[..12]));
-    assert!(!docintel_parse::is_up_to_date(&dir));
+    /// Reads one Parquet file back into a single record batch.
+    fn read_parquet(path: &Path) -> arrow_array::RecordBatch {
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+        let schema = builder.schema().clone();
+        let batches: Vec<arrow_array::RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+        // Small files come back as one batch, an empty table as none.
+        assert!(batches.len() <= 1, "{}: expected one batch", path.display());
+        batches.into_iter().next().unwrap_or_else(|| arrow_array::RecordBatch::new_empty(schema))
+    }
 
-    let folder = docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
-    assert_eq!(folder.dir, dir);
-    assert_eq!(folder.files.len(), 5);
-    assert!(docintel_parse::is_up_to_date(&dir));
-    // No temporary file is left behind.
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 5);
+    fn column<'a, T: 'static>(batch: &'a arrow_array::RecordBatch, name: &str) -> &'a T {
+        batch
+            .column_by_name(name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+            .as_any()
+            .downcast_ref::<T>()
+            .unwrap_or_else(|| panic!("column {name} has type {:?}", batch.column_by_name(name).unwrap().data_type()))
+    }
 
-    let lines = read_parquet(&dir.join("lines.parquet"));
-    assert_eq!(lines.num_rows(), doc.lines.len());
-    assert_eq!(lines.num_columns(), 9);
-    assert!(column::<arrow_array::BooleanArray>(&lines, "visible").iter().all(|v| v == Some(true)));
-    assert_eq!(column::<UInt32Array>(&lines, "line_id").value(0), 1);
-    assert_eq!(column::<StringArray>(&lines, "text").value(0), doc.lines[0].text);
-    let last = doc.lines.len() - 1;
-    assert_eq!(column::<StringArray>(&lines, "text").value(last), doc.lines[last].text);
-    assert_eq!(column::<Float32Array>(&lines, "y1").value(0), doc.lines[0].bbox.y1);
+    #[test]
+    fn aws_invoice_tables_round_trip_through_parquet() {
+        use arrow_array::{Float32Array, ListArray, StringArray, UInt32Array};
 
-    let pages = read_parquet(&dir.join("pages.parquet"));
-    assert_eq!(pages.num_rows(), doc.pages.len());
-    assert_eq!(pages.num_columns(), 11);
-    assert_eq!(column::<Float32Array>(&pages, "width").value(0), 612.0);
-    assert_eq!(column::<UInt32Array>(&pages, "n_lines").value(0), doc.pages[0].n_lines);
-    let hashes = column::<ListArray>(&pages, "decorative_image_hashes");
-    assert_eq!(hashes.value_length(0) as usize, doc.pages[0].decorative_image_hashes.len());
+        let path = invoice("AmazonWebServices.pdf");
+        let bytes = std::fs::read(&path).unwrap();
+        let doc = parse_fixture("AmazonWebServices.pdf");
+        let chunks = chunk_document(&doc, &ChunkConfig { max_tokens: 64, overlap_tokens: 8 });
+        assert!(!chunks.is_empty());
+        let out_guard = temp_dir("parse-output");
+        let out = out_guard.path();
+        let dir = docintel_parse::document_folder(out, &path, &bytes);
+        let hash = docintel_parse::content_hash(&bytes);
+        assert!(dir.file_name().unwrap().to_str().unwrap().starts_with("amazonwebservices-"));
+        assert!(dir.to_str().unwrap().ends_with(&hash[..12]));
+        assert!(!docintel_parse::is_up_to_date(&dir));
 
-    let toc = read_parquet(&dir.join("toc.parquet"));
-    assert_eq!(toc.num_rows(), doc.toc.len());
-    assert_eq!(toc.num_columns(), 7);
-    assert!(toc.schema().field_with_name("parent").unwrap().is_nullable());
+        let folder = docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
+        assert_eq!(folder.dir, dir);
+        assert_eq!(folder.files.len(), 5);
+        assert!(docintel_parse::is_up_to_date(&dir));
+        // No temporary file is left behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 5);
 
-    let chunk_table = read_parquet(&dir.join("chunks.parquet"));
-    assert_eq!(chunk_table.num_rows(), chunks.len());
-    assert_eq!(chunk_table.num_columns(), 8);
-    assert_eq!(column::<StringArray>(&chunk_table, "text").value(0), chunks[0].text);
-    assert_eq!(column::<UInt32Array>(&chunk_table, "line_end").value(0), chunks[0].line_end);
+        let lines = read_parquet(&dir.join("lines.parquet"));
+        assert_eq!(lines.num_rows(), doc.lines.len());
+        assert_eq!(lines.num_columns(), 9);
+        assert!(column::<arrow_array::BooleanArray>(&lines, "visible").iter().all(|v| v == Some(true)));
+        assert_eq!(column::<UInt32Array>(&lines, "line_id").value(0), 1);
+        assert_eq!(column::<StringArray>(&lines, "text").value(0), doc.lines[0].text);
+        let last = doc.lines.len() - 1;
+        assert_eq!(column::<StringArray>(&lines, "text").value(last), doc.lines[last].text);
+        assert_eq!(column::<Float32Array>(&lines, "y1").value(0), doc.lines[0].bbox.y1);
 
-    let profile: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("profile.json")).unwrap()).unwrap();
-    assert_eq!(profile["content_hash"], hash.as_str());
-    assert_eq!(profile["parser_build"], docintel_parse::PARSER_BUILD);
-    assert_eq!(docintel_parse::PARSER_BUILD.len(), 16);
-    assert_eq!(profile["source"], doc.source.as_str());
-    assert_eq!(profile["profile"]["doc_type"], "invoice");
-    assert_eq!(profile["diagnostics"].as_array().unwrap().len(), doc.diagnostics.len());
+        let pages = read_parquet(&dir.join("pages.parquet"));
+        assert_eq!(pages.num_rows(), doc.pages.len());
+        assert_eq!(pages.num_columns(), 11);
+        assert_eq!(column::<Float32Array>(&pages, "width").value(0), 612.0);
+        assert_eq!(column::<UInt32Array>(&pages, "n_lines").value(0), doc.pages[0].n_lines);
+        let hashes = column::<ListArray>(&pages, "decorative_image_hashes");
+        assert_eq!(hashes.value_length(0) as usize, doc.pages[0].decorative_image_hashes.len());
 
-    // Rewriting in place works (rename over existing files).
-    docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
-    assert!(docintel_parse::is_up_to_date(&dir));
-    std::fs::remove_file(dir.join("toc.parquet")).unwrap();
-    assert!(!docintel_parse::is_up_to_date(&dir));
-    // Tables written by another parser build are stale.
-    let profile_path = dir.join("profile.json");
-    let written = std::fs::read_to_string(&profile_path).unwrap();
-    std::fs::write(&profile_path, written.replace(docintel_parse::PARSER_BUILD, "0123456789abcdef")).unwrap();
-    assert!(!docintel_parse::is_up_to_date(&dir));
-    docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
-    assert!(docintel_parse::is_up_to_date(&dir));
-    // A profile with another hash is stale too.
-    docintel_parse::write_tables(&doc, &chunks, &"0".repeat(64), &dir).unwrap();
-    assert!(!docintel_parse::is_up_to_date(&dir));
+        let toc = read_parquet(&dir.join("toc.parquet"));
+        assert_eq!(toc.num_rows(), doc.toc.len());
+        assert_eq!(toc.num_columns(), 7);
+        assert!(toc.schema().field_with_name("parent").unwrap().is_nullable());
+
+        let chunk_table = read_parquet(&dir.join("chunks.parquet"));
+        assert_eq!(chunk_table.num_rows(), chunks.len());
+        assert_eq!(chunk_table.num_columns(), 8);
+        assert_eq!(column::<StringArray>(&chunk_table, "text").value(0), chunks[0].text);
+        assert_eq!(column::<UInt32Array>(&chunk_table, "line_end").value(0), chunks[0].line_end);
+
+        let profile: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("profile.json")).unwrap()).unwrap();
+        assert_eq!(profile["content_hash"], hash.as_str());
+        assert_eq!(profile["parser_build"], docintel_parse::PARSER_BUILD);
+        assert_eq!(docintel_parse::PARSER_BUILD.len(), 16);
+        assert_eq!(profile["source"], doc.source.as_str());
+        assert_eq!(profile["profile"]["doc_type"], "invoice");
+        assert_eq!(profile["diagnostics"].as_array().unwrap().len(), doc.diagnostics.len());
+
+        // Rewriting in place works (rename over existing files).
+        docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
+        assert!(docintel_parse::is_up_to_date(&dir));
+        std::fs::remove_file(dir.join("toc.parquet")).unwrap();
+        assert!(!docintel_parse::is_up_to_date(&dir));
+        // Tables written by another parser build are stale.
+        let profile_path = dir.join("profile.json");
+        let written = std::fs::read_to_string(&profile_path).unwrap();
+        std::fs::write(&profile_path, written.replace(docintel_parse::PARSER_BUILD, "0123456789abcdef")).unwrap();
+        assert!(!docintel_parse::is_up_to_date(&dir));
+        docintel_parse::write_tables(&doc, &chunks, &hash, &dir).unwrap();
+        assert!(docintel_parse::is_up_to_date(&dir));
+        // A profile with another hash is stale too.
+        docintel_parse::write_tables(&doc, &chunks, &"0".repeat(64), &dir).unwrap();
+        assert!(!docintel_parse::is_up_to_date(&dir));
+    }
 }

@@ -57,13 +57,14 @@ pub use replay::{ReplayCheck, ReplayReport, replay_question, replay_question_wit
 
 pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
+/// The document folder's Parquet tables (feature `parquet`, on by default).
+#[cfg(feature = "parquet")]
+pub use docintel_parse::write_tables;
 pub use docintel_parse::{
     ChunkConfig, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options, parse_pdf,
     vision_candidates,
 };
-pub use docintel_parse::{
-    DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date, write_tables,
-};
+pub use docintel_parse::{DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date};
 pub use docintel_question::type_model::FALLBACK as TYPE_FALLBACK;
 pub use docintel_question::{
     DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
