@@ -19,11 +19,11 @@ use anyhow::Context;
 /// Crates whose top-level modules must not import each other in a circle.
 /// A circle in another crate is reported by `cargo xtask tidy` but does not
 /// fail it; add a crate here once it has none.
-pub(crate) const ACYCLIC: &[&str] = &["docintel-retrieve"];
+pub(crate) const ACYCLIC: &[&str] = &["docintel-generate", "docintel-retrieve"];
 
 /// Crates held to [`FILE_LINE_LIMIT`]: no Rust file under their `src` (but
 /// test-only ones) is longer.
-pub(crate) const LINE_LIMITED: &[&str] = &["docintel-retrieve"];
+pub(crate) const LINE_LIMITED: &[&str] = &["docintel-generate", "docintel-retrieve"];
 
 /// The most lines a source file of a crate in [`LINE_LIMITED`] may have.
 pub(crate) const FILE_LINE_LIMIT: usize = 800;
