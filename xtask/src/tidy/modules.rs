@@ -39,6 +39,7 @@ pub(crate) const ACYCLIC: &[&str] = &[
 pub(crate) const LINE_LIMITED: &[&str] = &[
     "docintel",
     "docintel-cli",
+    "docintel-generate",
     "docintel-llm",
     "docintel-parse",
     "docintel-question",
