@@ -47,6 +47,7 @@ pub(crate) const LINE_LIMITED: &[&str] = &[
     "docintel-schema",
     "docintel-test-support",
     "docintel-trace",
+    "xtask",
 ];
 
 /// The most lines a source file of a crate in [`LINE_LIMITED`] may have.
