@@ -992,13 +992,8 @@ fn get_unicode_map<'a>(doc: &'a Document, font: &'a Dictionary) -> Option<HashMa
 
             dlog!("map: {:?}", unicode_map);
         }
-        None => { }
-        Some(&Object::Name(ref name)) => {
-            let name = pdf_to_utf8(name);
-            // docintel: another name (or another object below) is read as no
-            // ToUnicode map instead of panicking.
-            let _ = name;
-        }
+        // docintel: no ToUnicode, a name (`Identity-H` or another) or another
+        // object is read as no map; upstream panicked on all but the first two.
         _ => {}
     }
     unicode_map
