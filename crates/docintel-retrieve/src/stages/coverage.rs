@@ -141,9 +141,73 @@ fn second_pass(
         let search = searcher.search(keywords, scope, None, Some(re));
         if let Some(best) = search.candidates.iter().find(|c| is_new(c, &added)) {
             added.push(Candidate { coverage: true, ..best.clone() });
+        } else if let Some(nearest) = check
+            .missing_kind
+            .filter(|kind| SPARSE_KINDS.contains(kind))
+            .and_then(|_| nearest_kind_line(searcher.document, re, keywords))
+        {
+            // No line with a question word carries one ("Tel: 01983 873655"
+            // for "the telephone no"): the one nearest a line that does.
+            if is_new(&nearest, &added) {
+                added.push(nearest);
+            }
         }
     }
     added
+}
+
+/// The kinds rare enough in a document that the one nearest a question
+/// word is likely the one asked for: telephones, emails and web addresses.
+/// Amounts and dates fill every statement and schedule; for them nearness
+/// alone says nothing.
+const SPARSE_KINDS: &[&str] = &["phone", "contact"];
+
+/// How far (in lines, on one page) a line of the kind may be from a line
+/// with a question word to be taken for its value: a label block ("The
+/// Limes Residential Home / address / Tel: …") is a few lines tall.
+const KIND_NEAR: u32 = 10;
+
+/// The line of the kind nearest a line carrying a question word on the same
+/// page (the first such pair in the document on a tie), as a passage of it
+/// and its neighbours.
+fn nearest_kind_line(document: &ParsedDocument, re: &Regex, keywords: &[PreparedKeyword]) -> Option<Candidate> {
+    let salient: Vec<&PreparedKeyword> = keywords.iter().filter(|k| k.salient && !k.is_regex()).collect();
+    let worded: Vec<(u32, u32)> = document
+        .lines
+        .iter()
+        .filter(|l| {
+            let n = normalize(&l.text);
+            salient.iter().any(|k| k.matches(&n))
+        })
+        .map(|l| (l.page, l.line_id))
+        .collect();
+    let (_, line) = document
+        .lines
+        .iter()
+        .filter(|l| re.is_match(&l.text))
+        .filter_map(|l| {
+            let distance =
+                worded.iter().filter(|(page, _)| *page == l.page).map(|(_, id)| id.abs_diff(l.line_id)).min()?;
+            (distance <= KIND_NEAR).then_some((distance, l))
+        })
+        .min_by_key(|(distance, l)| (*distance, l.line_id))?;
+    // Line ids count from 1: line `id` is `lines[id - 1]`.
+    let on_page = |id: u32| id >= 1 && document.lines.get(id as usize - 1).is_some_and(|l| l.page == line.page);
+    let start = if on_page(line.line_id - 1) { line.line_id - 1 } else { line.line_id };
+    let end = if on_page(line.line_id + 1) { line.line_id + 1 } else { line.line_id };
+    Some(Candidate {
+        passage: docintel_schema::Passage {
+            line_start: start,
+            line_end: end,
+            page: line.page,
+            score: 0.0,
+            anchor_line: line.line_id,
+            matched_keywords: Vec::new(),
+            pinned: false,
+        },
+        discriminating: false,
+        coverage: true,
+    })
 }
 
 #[cfg(test)]
@@ -201,5 +265,30 @@ mod tests {
         // Nothing missing: no second pass.
         let q = question(&["price"], "amount", &[]);
         assert!(!check(&doc, &q, 2).methods_used.contains(&"coverage_pass".to_owned()));
+    }
+
+    #[test]
+    fn a_phone_on_no_line_with_a_question_word_is_found_next_to_one() {
+        // The home's number heads page 2 with the label "Tel" (not the
+        // question's "telephone"), its name three lines under it, beyond the
+        // window and the forward reach; page 1 fills the passages shown with
+        // the name.
+        let home = ["Limes Home report", "Limes Home staff", "Limes Home rooms", "Limes Home visits", "other"];
+        let doc = document(&[&home, &["Tel: 01983 873655", "12 High Street", "Ventnor", "The Limes Home"]]);
+        let q = question(&["telephone", "limes", "home"], "phone", &[]);
+        let r = check(&doc, &q, 3);
+        let shown: Vec<String> =
+            r.passages.iter().flat_map(|p| doc.line_range(p.line_start, p.line_end)).map(|l| l.text.clone()).collect();
+        assert!(shown.iter().any(|t| t.starts_with("Tel:")), "{shown:?}");
+        // A bare digit run near the name is no telephone.
+        let doc = document(&[&home, &["Rooms 2019 2018", "12 High Street", "Ventnor", "The Limes Home"]]);
+        let r = check(&doc, &q, 3);
+        assert!(
+            r.passages
+                .iter()
+                .all(|p| p.page == 1
+                    || !doc.line_range(p.line_start, p.line_end).iter().any(|l| l.text.contains("2019"))),
+            "{r:?}"
+        );
     }
 }
