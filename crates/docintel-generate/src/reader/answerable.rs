@@ -158,18 +158,37 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                 .and_then(|words| words.last())
                 .filter(|last| !pages.is_empty() && stats.called_by_title(last))
                 .map(|last| (*last).to_owned());
+            // "EPS Code AR01" where the document prints "AR01" in a column
+            // headed "EPS Code": a code ending the constraint stands for it
+            // when the label words before it are each in the document.
+            let (text, folded) = match labelled_code(text) {
+                Some(code) if pages.is_empty() => {
+                    let code_folded = super::evidence::folded(code);
+                    let label_words = folded.split_whitespace().take_while(|w| *w != code_folded);
+                    let labelled = label_words.into_iter().all(|w| !stats.pages_with(w).is_empty());
+                    let code_pages = stats.pages_with(&code_folded);
+                    if labelled && !code_pages.is_empty() {
+                        pages = code_pages;
+                        (code.to_owned(), code_folded)
+                    } else {
+                        (text.clone(), folded)
+                    }
+                }
+                _ => (text.clone(), folded),
+            };
+            let caption_pages = if is_caption(&text) { pages.clone() } else { Vec::new() };
             let share = pages.len() as f64 / stats.n_pages.max(1) as f64;
             let first_page = pages.first().is_some_and(|p| *p == 1);
             let names_document = (stats.n_pages >= 3 && (share >= DOCUMENT_SHARE || first_page))
                 || title.contains(&format!(" {folded} "));
             Some(Constraint {
-                text: text.clone(),
+                text,
                 folded,
                 in_document: !pages.is_empty(),
                 names_document,
                 local: false,
                 conjuncts,
-                caption_pages: if is_caption(text) { pages.clone() } else { Vec::new() },
+                caption_pages,
                 surname,
             })
         })
@@ -230,6 +249,20 @@ fn split_camel(name: &str) -> String {
         prev = Some(c);
     }
     out
+}
+
+/// The code ending a constraint of two words or more, when it is one: letters
+/// and digits mixed ("EPS Code AR01" → `AR01`, "Exhibit P-10" → `P-10`),
+/// never a year or a plain number ("fiscal 2019", "Table 3").
+fn labelled_code(text: &str) -> Option<&str> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let last = *words.last()?;
+    let code = last.trim_end_matches(['.', ',', '?']);
+    let is_code = code.chars().count() >= 2
+        && code.chars().any(|c| c.is_ascii_digit())
+        && code.chars().any(|c| c.is_alphabetic())
+        && code.chars().all(|c| c.is_alphanumeric() || c == '-');
+    (words.len() >= 2 && is_code).then_some(code)
 }
 
 /// Two to six capitals (`NCD`, `PED`, `CTO`).
@@ -294,7 +327,16 @@ fn plural_match(evidence: &str, folded: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::evidence::folded;
-    use super::{Constraint, conjuncts, found_in, is_caption, is_person_name};
+    use super::{Constraint, conjuncts, found_in, is_caption, is_person_name, labelled_code};
+
+    #[test]
+    fn a_code_ends_a_labelled_constraint_never_a_year_or_a_number() {
+        assert_eq!(labelled_code("EPS Code AR01"), Some("AR01"));
+        assert_eq!(labelled_code("Exhibit P-10"), Some("P-10"));
+        for other in ["AR01", "fiscal 2019", "Table 3", "Plan B", "Q3 2019"] {
+            assert_eq!(labelled_code(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn captions_are_told_from_other_constraints() {

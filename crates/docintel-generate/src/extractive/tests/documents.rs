@@ -314,3 +314,30 @@ fn a_statement_is_read_by_row_label_and_year_column() {
     let candidates = ExtractiveGenerator::new().candidates(&q, &doc, std::slice::from_ref(&page)).unwrap();
     assert_eq!(feature_of(&candidates, "statement", "1,577"), Some(1.0), "the 2018 cell");
 }
+
+#[test]
+fn a_code_under_a_label_the_document_prints_apart_is_mentioned() {
+    // The table's header wraps ("EPS" / "Code"): the question's "EPS Code
+    // AR01" is nowhere as a phrase, but its code is, and so are the label's
+    // words. A code the document lacks is still never mentioned.
+    let rows: &[(&str, u32)] = &[
+        ("EPS", 1),
+        ("Code", 1),
+        ("Geographic Market Name", 1),
+        ("Little Rock", 1),
+        ("AR01", 1),
+        ("Northern Arkansas", 1),
+        ("AR02", 1),
+    ];
+    let document = doc(rows);
+    let mut q =
+        question("What's the geographic market name for EPS Code AR01?", "text", &["geographic", "market", "AR01"]);
+    let warned = |q: &ParsedQuestion, code: &str| {
+        let read = traced(q, &document, &page_passages(&document)).0;
+        read.answer.feedback.warnings.iter().any(|w| w.contains(&format!("never mentions 'EPS Code {code}'")))
+    };
+    q.generation.constraints = vec!["EPS Code AR01".to_owned()];
+    assert!(!warned(&q, "AR01"));
+    q.generation.constraints = vec!["EPS Code AR07".to_owned()];
+    assert!(warned(&q, "AR07"));
+}
