@@ -15,7 +15,7 @@ use crate::search::Searcher;
 use crate::stages::toc::Boxed;
 use crate::stages::{
     Ctx, RankingState, Stage, context, coverage, document_words, first_search, floor, named, outside, page_ranking,
-    pages_hint, reserve, toc, whole_pages,
+    pages_hint, parts, reserve, toc, whole_pages,
 };
 
 /// The deterministic lexical retriever.
@@ -56,6 +56,7 @@ const STAGES: &[(&str, Stage)] = &[
     ("outside_route", outside::run),
     ("page_ranking", page_ranking::run),
     // A reranker goes here.
+    ("parts", parts::run),
     ("reserve", reserve::run),
     ("context", context::run),
     ("whole_pages", whole_pages::run),

@@ -15,6 +15,7 @@ pub(crate) mod named;
 pub(crate) mod outside;
 pub(crate) mod page_ranking;
 pub(crate) mod pages_hint;
+pub(crate) mod parts;
 pub(crate) mod reserve;
 mod state;
 pub(crate) mod toc;

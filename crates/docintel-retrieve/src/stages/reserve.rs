@@ -14,6 +14,11 @@ pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, _: &mut dyn TraceSink
     let top_k = ctx.config.top_k;
     let mut passages: Vec<Passage> = std::mem::take(&mut state.ranked).into_iter().map(|c| c.passage).collect();
     let mut rest = passages.split_off(top_k.min(passages.len()));
+    let extra: Vec<Passage> = state.extra_shown.drain(..).map(|c| c.passage).collect();
+    rest.retain(|r| {
+        !extra.iter().any(|e| e.page == r.page && e.line_start <= r.line_end && r.line_start <= e.line_end)
+    });
+    passages.extend(extra);
     rest.extend(state.held_back.drain(..).map(|c| c.passage));
     let outside = std::mem::take(&mut state.outside);
     if !outside.is_empty() {

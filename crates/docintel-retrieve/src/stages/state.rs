@@ -74,6 +74,9 @@ pub(crate) struct RankingState {
     pub(crate) ranked: Vec<Candidate>,
     /// Candidates held back from the ranking, for the reserve.
     pub(crate) held_back: Vec<Candidate>,
+    /// Passages shown after the first `top_k` (a compound question's parts'
+    /// own best passages, `parts` stage).
+    pub(crate) extra_shown: Vec<Candidate>,
     /// Passages from outside the routed sections, for the reserve.
     pub(crate) outside: Vec<Passage>,
     /// The passages shown, once the ranking is cut (`reserve` stage).
