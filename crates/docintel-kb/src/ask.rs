@@ -159,6 +159,7 @@ fn search(
         .parse(question, &neutral_profile())
         .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
     let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
+    tracing::debug!("index search keywords: {keywords:?}");
     let text = FullText::open(kb, false)?;
     // Asked for more than needed: hits outside the manifest are dropped.
     let mut hits: Vec<_> =

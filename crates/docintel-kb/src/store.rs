@@ -73,3 +73,25 @@ pub(crate) fn remove_document(kb: &Path, id: &str) -> Result<(), KbError> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_document_reads_back_identical() {
+        let kb = docintel_test_support::temp_dir("kb-store");
+        for file in [
+            docintel_test_support::invoice("FlipkartInvoice.pdf"),
+            docintel_test_support::fixture("nist/nist_csf_2.0_excerpt.pdf"),
+        ] {
+            let document = docintel::parse_file(&file).unwrap();
+            write_document(kb.path(), "doc", "0123", &document).unwrap();
+            assert!(has_document(kb.path(), "doc"));
+            assert_eq!(read_document(kb.path(), "doc").unwrap(), document, "{}", file.display());
+        }
+        remove_document(kb.path(), "doc").unwrap();
+        assert!(!has_document(kb.path(), "doc"));
+        remove_document(kb.path(), "doc").unwrap();
+    }
+}
