@@ -14,10 +14,12 @@
 //!   DIR` fits the question brick's learned answer-type model.
 //! - `eval-retrieval --shared DIR` measures TOC routing against flat keyword
 //!   retrieval on the NIST SP 800-53 gold questions.
-//! - `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
+//! - `bench kb` times `docintel kb add`/`kb ask` against `ask --corpus`;
+//!   `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
 //!   `stress` parses every stress fixture in a child process with a timeout.
 
 mod bench;
+mod bench_kb;
 mod bm25;
 mod child;
 mod eval;
@@ -48,13 +50,14 @@ fn main() -> ExitCode {
         Some("fit-reader") => fit_reader::run(&args[1..]),
         Some("fit-types") => fit_types::run(&args[1..]),
         Some("candidates") => fit_reader::candidates(&args[1..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("kb") => bench_kb::run(&args[2..]),
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
             );
             return ExitCode::from(2);
         }

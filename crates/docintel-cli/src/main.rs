@@ -13,13 +13,17 @@ use clap::{Args, Parser, Subcommand};
 use docintel::schema::{AskOutput, BBox, ChunkStrategy, DocumentFormat, ParsedDocument};
 use docintel::{AskOptions, Config, EXIT_FAILURE, Engine, LlmFlags, PipelineError};
 
+mod kb;
+
 const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  answered (an honest \"not found\" is an answer), or the command succeeded
   1  internal failure (a bug, a trace or output file that cannot be written)
   2  usage error (bad arguments, --highlight on a non-PDF input)
   3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder,
-     a trace of an older format for replay)
+     a trace of an older format for replay; for kb: not a knowledge base, one of
+     another format (re-index with `kb add KB`), an unknown document, or a file
+     `kb add` could not ingest, the others being added)
 
 Logging: RUST_LOG (e.g. RUST_LOG=debug or RUST_LOG=docintel=info) filters the
 logs, which always go to stderr; stdout carries only the requested output.";
@@ -45,6 +49,9 @@ enum Command {
     /// Read a stored audit trail.
     #[command(subcommand)]
     Trace(TraceCommand),
+    /// A knowledge base: ingest documents once, ask many questions.
+    #[command(subcommand)]
+    Kb(kb::KbCommand),
 }
 
 #[derive(Subcommand)]
@@ -219,6 +226,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse(args),
         Command::Trace(TraceCommand::Show(args)) => trace_show(args),
         Command::Trace(TraceCommand::Replay(args)) => trace_replay(args),
+        Command::Kb(command) => kb::run(command),
     });
     let result = match outcome {
         Ok(result) => result,
@@ -254,10 +262,15 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// The exit code for a failure (see `EXIT_CODES_HELP`): the facade's error
-/// says; anything else (a replay that differs, stdout gone) is 1.
+/// The exit code for a failure (see `EXIT_CODES_HELP`): the facade's or the
+/// knowledge base's error says; anything else (a replay that differs, stdout
+/// gone) is 1.
 fn exit_code(error: &anyhow::Error) -> u8 {
-    error.downcast_ref::<PipelineError>().map_or(EXIT_FAILURE, PipelineError::exit_code)
+    error
+        .downcast_ref::<PipelineError>()
+        .map(PipelineError::exit_code)
+        .or_else(|| kb::exit_code(error))
+        .unwrap_or(EXIT_FAILURE)
 }
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: our warnings; the PDF

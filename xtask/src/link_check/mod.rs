@@ -35,6 +35,7 @@ const LINKED: &[&str] = &[
     "docintel-trace",
     "docintel-llm",
     "docintel",
+    "docintel-kb",
 ];
 
 /// Workspace libraries the scratch crate does not depend on directly.

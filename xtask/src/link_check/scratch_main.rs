@@ -129,6 +129,16 @@ fn check(invoice: &Path, scratch: &Path) {
     assert_eq!(trace.output.answer.items.first().map(|item| &item.spans), output.answer.items.first().map(|item| &item.spans));
     assert!(docintel_trace::render(&trace).contains(TOTAL), "the rendered trace names the answer");
     println!("docintel: Engine::ask answered {TOTAL}, trace read back from {}", trace_dir.display());
+
+    // docintel-kb: the invoice ingested once, the question asked from the stored document.
+    let kb = scratch.join("kb");
+    let report = docintel_kb::add(&kb, &[invoice.to_owned()], 1, &mut |_, _, _| {}).expect("docintel-kb adds");
+    assert_eq!(report.added.len(), 1, "{report:?}");
+    options.out_dir = None;
+    let answer = docintel_kb::ask(&kb, &engine, QUESTION, &options, 1).expect("docintel-kb answers");
+    assert_eq!(answer.output.answer.items.first().map(|item| item.value.to_string()).as_deref(), Some(TOTAL));
+    assert_eq!(answer.kb.citations.first().map(|c| c.document.as_str()), Some("AmazonWebServices.pdf"));
+    println!("docintel-kb: kb ask answered {TOTAL} from the stored document {}", answer.kb.document_id);
     println!("link-check: every crate linked from outside the workspace and answered");
 }
 

@@ -1,0 +1,209 @@
+//! `docintel kb`: a knowledge base folder — `add` files once, `ask` many
+//! questions, `list`, `remove` (the `docintel-kb` crate does the work).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use docintel::{AskOptions, Config, EXIT_BAD_INPUT, Engine, LlmFlags};
+use docintel_kb::KbError;
+
+use crate::{checked_question, escape_controls, progress_bar, render_answer};
+
+#[derive(Subcommand)]
+pub(crate) enum KbCommand {
+    /// Parse files (and the documents of folders, not recursive) into the
+    /// knowledge base, creating it: a file stored already with the same bytes
+    /// is skipped; a file that cannot be read is recorded and the others go on
+    /// (exit 3 when any failed).
+    Add(KbAddArgs),
+    /// Answer a question from the knowledge base: the full-text index picks
+    /// the few documents to open, read back without parsing again.
+    Ask(KbAskArgs),
+    /// List the documents and the files that could not be ingested.
+    List(KbListArgs),
+    /// Remove a document (its id, file name or source path).
+    Remove(KbRemoveArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct KbAddArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
+    /// Files and folders to add (none: only re-index a knowledge base of another format).
+    paths: Vec<PathBuf>,
+    /// Files parsed at once (default: the CPUs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    threads: Option<u32>,
+    /// Print exactly one JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct KbAskArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
+    /// The question in natural language.
+    question: std::ffi::OsString,
+    /// Print exactly one JSON object on stdout: `docintel ask --json`'s, plus
+    /// `kb` (candidates, the answering document, the document of each citation).
+    #[arg(long)]
+    json: bool,
+    /// Documents the full-text index proposes and the question may open.
+    #[arg(long, value_name = "N", default_value_t = docintel_kb::DEFAULT_CANDIDATES)]
+    candidates: usize,
+    /// Retrieval: number of passages shown to the generator.
+    #[arg(long, default_value_t = 5)]
+    top_k: usize,
+    /// Answer offline with the extractive generator even when an endpoint is configured.
+    #[arg(long)]
+    offline: bool,
+    /// Folder for the per-question audit trail (as `docintel ask --out`).
+    #[arg(long, default_value = "docintel-out")]
+    out: PathBuf,
+    /// Write no audit trail.
+    #[arg(long)]
+    no_trace: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct KbListArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
+    /// Print the manifest as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct KbRemoveArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
+    /// The document: its id, file name or source path.
+    doc: String,
+}
+
+/// Some files given to `kb add` could not be ingested (exit 3; the others were).
+#[derive(Debug)]
+pub(crate) struct SomeFilesFailed(usize);
+
+impl std::fmt::Display for SomeFilesFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} file(s) could not be added (recorded in the manifest; `docintel kb list` shows them)", self.0)
+    }
+}
+
+impl std::error::Error for SomeFilesFailed {}
+
+/// The exit code of a `kb` failure, when it is one.
+pub(crate) fn exit_code(error: &anyhow::Error) -> Option<u8> {
+    error
+        .downcast_ref::<KbError>()
+        .map(KbError::exit_code)
+        .or_else(|| error.downcast_ref::<SomeFilesFailed>().map(|_| EXIT_BAD_INPUT))
+}
+
+pub(crate) fn run(command: KbCommand) -> anyhow::Result<()> {
+    match command {
+        KbCommand::Add(args) => add(args),
+        KbCommand::Ask(args) => ask(args),
+        KbCommand::List(args) => list(args),
+        KbCommand::Remove(args) => remove(args),
+    }
+}
+
+fn add(args: KbAddArgs) -> anyhow::Result<()> {
+    let threads = args
+        .threads
+        .map_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get), |n| n as usize);
+    let bar = progress_bar();
+    let report = docintel_kb::add(&args.kb, &args.paths, threads, &mut |done, total, path| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        }
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &report)?;
+        writeln!(stdout)?;
+    } else {
+        if report.reindexed {
+            writeln!(stdout, "re-indexed: the knowledge base was of another format")?;
+        }
+        for failure in &report.failed {
+            writeln!(stdout, "failed: {}", escape_controls(&failure.error))?;
+        }
+        writeln!(
+            stdout,
+            "{}: added {}, unchanged {}, replaced {}, failed {} ({:.1} s)",
+            args.kb.display(),
+            report.added.len(),
+            report.skipped.len(),
+            report.replaced.len(),
+            report.failed.len(),
+            report.seconds
+        )?;
+    }
+    if !report.failed.is_empty() {
+        return Err(SomeFilesFailed(report.failed.len()).into());
+    }
+    Ok(())
+}
+
+fn ask(args: KbAskArgs) -> anyhow::Result<()> {
+    let question = checked_question(&args.question)?;
+    let config = Config::from_env();
+    let mut options = AskOptions::new(args.top_k);
+    options.generator = config.generator(LlmFlags { base_url: None, model: None, offline: args.offline })?;
+    options.out_dir = (!args.no_trace).then(|| args.out.clone());
+    let engine = Engine::new(&options)?;
+    let answer = docintel_kb::ask(&args.kb, &engine, &question, &options, args.candidates)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &answer)?;
+        writeln!(stdout)?;
+    } else {
+        let candidates: Vec<&str> = answer.kb.candidates.iter().map(|c| c.name.as_str()).collect();
+        let text = format!(
+            "{}document: {} ({}) · candidates: {}\n",
+            render_answer(&answer.output),
+            answer.kb.document_name,
+            answer.kb.document_id,
+            candidates.join(", ")
+        );
+        write!(stdout, "{}", escape_controls(&text))?;
+    }
+    Ok(())
+}
+
+fn list(args: KbListArgs) -> anyhow::Result<()> {
+    let manifest = docintel_kb::list(&args.kb)?;
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &manifest)?;
+        writeln!(stdout)?;
+        return Ok(());
+    }
+    let mut text = String::from("id\tpages\tlines\tname\n");
+    for d in &manifest.documents {
+        text.push_str(&format!("{}\t{}\t{}\t{}\n", d.id, d.pages, d.lines, d.name));
+    }
+    for f in &manifest.failures {
+        text.push_str(&format!("failed: {}\n", f.error));
+    }
+    text.push_str(&format!("{} document(s), {} failed file(s)\n", manifest.documents.len(), manifest.failures.len()));
+    write!(stdout, "{}", escape_controls(&text))?;
+    Ok(())
+}
+
+fn remove(args: KbRemoveArgs) -> anyhow::Result<()> {
+    let entry = docintel_kb::remove(&args.kb, &args.doc)?;
+    writeln!(std::io::stdout().lock(), "removed {} ({})", entry.id, escape_controls(&entry.name))?;
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! `kb ask`: the question's keywords (the rule parser's, as for the corpus
+//! router) search the full-text index; the best few documents are read back
+//! from their stored parsed documents (never parsed again, never every
+//! document) and answered by the facade's corpus path (`Engine::corpus_qa`:
+//! the router's one line per document, then each picked document through its
+//! own TOC, top-1 first), so the answer is the one `docintel ask FILE` gives
+//! on the document it comes from.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use docintel::schema::{AskOutput, DocumentFormat, DocumentProfile};
+use docintel::{AskOptions, Corpus, Engine, PipelineError, QuestionParser};
+use serde::Serialize;
+
+use crate::error::KbError;
+use crate::index::FullText;
+use crate::manifest::{self, Manifest};
+use crate::store;
+
+/// Documents opened per question by default.
+pub const DEFAULT_CANDIDATES: usize = 3;
+
+/// `kb ask`'s answer: the `docintel ask --json` object, plus `kb`.
+#[derive(Debug, Clone, Serialize)]
+pub struct KbAnswer {
+    /// The answer, as `docintel ask` gives it; `document` is the answering
+    /// document's source path.
+    #[serde(flatten)]
+    pub output: AskOutput,
+    /// Which documents the index proposed and which one answered.
+    pub kb: KbMeta,
+}
+
+/// What the knowledge base decided for one question.
+#[derive(Debug, Clone, Serialize)]
+pub struct KbMeta {
+    /// The knowledge base folder.
+    pub dir: String,
+    /// The answering document's id.
+    pub document_id: String,
+    /// Its file name.
+    pub document_name: String,
+    /// The documents the full-text index proposed, best first (the ones opened).
+    pub candidates: Vec<Candidate>,
+    /// One per cited span, in the answer's order: the document it cites.
+    pub citations: Vec<Citation>,
+    /// Time in the full-text search and in reading the stored documents, ms.
+    pub search_ms: u64,
+    /// See `search_ms`.
+    pub load_ms: u64,
+}
+
+/// A document the index proposed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Its id.
+    pub id: String,
+    /// Its file name.
+    pub name: String,
+    /// Its BM25 score.
+    pub score: f32,
+}
+
+/// A cited span and its document.
+#[derive(Debug, Clone, Serialize)]
+pub struct Citation {
+    /// The document's id.
+    pub document_id: String,
+    /// The document's file name.
+    pub document: String,
+    /// Page (1-based).
+    pub page: u32,
+    /// First global line id.
+    pub line_start: u32,
+    /// Last global line id.
+    pub line_end: u32,
+}
+
+/// Answers `question` from the knowledge base in `kb`, opening at most
+/// `candidates` stored documents (at least one).
+pub fn ask(
+    kb: &Path,
+    engine: &Engine,
+    question: &str,
+    options: &AskOptions,
+    candidates: usize,
+) -> Result<KbAnswer, KbError> {
+    let manifest = manifest::load(kb)?;
+    if manifest.documents.is_empty() {
+        return Err(KbError::Empty { dir: kb.display().to_string() });
+    }
+    let started = Instant::now();
+    let hits = search(kb, engine, &manifest, question, candidates.max(1))?;
+    let search_ms = started.elapsed().as_millis() as u64;
+
+    let started = Instant::now();
+    let mut corpus = Corpus { folder: kb.to_owned(), ..Corpus::default() };
+    for hit in &hits {
+        let entry = manifest.document(&hit.id).expect("hits are filtered to the manifest");
+        corpus.documents.push((PathBuf::from(&entry.source), store::read_document(kb, &entry.id)?));
+    }
+    let load_ms = started.elapsed().as_millis() as u64;
+
+    let output = engine.corpus_qa(&corpus, question, options)?;
+    let answering =
+        hits.iter().filter_map(|h| manifest.document(&h.id)).find(|d| d.source == output.document).ok_or_else(
+            || KbError::Corrupt {
+                path: output.document.clone(),
+                reason: "the answering document is not a candidate (this is a bug)".into(),
+            },
+        )?;
+    let citations = output
+        .answer
+        .items
+        .iter()
+        .flat_map(|item| &item.spans)
+        .map(|span| Citation {
+            document_id: answering.id.clone(),
+            document: answering.name.clone(),
+            page: span.page,
+            line_start: span.line_start,
+            line_end: span.line_end,
+        })
+        .collect();
+    let kb_meta = KbMeta {
+        dir: kb.display().to_string(),
+        document_id: answering.id.clone(),
+        document_name: answering.name.clone(),
+        candidates: hits
+            .iter()
+            .map(|h| Candidate {
+                id: h.id.clone(),
+                name: manifest.document(&h.id).map(|d| d.name.clone()).unwrap_or_default(),
+                score: h.score,
+            })
+            .collect(),
+        citations,
+        search_ms,
+        load_ms,
+    };
+    Ok(KbAnswer { output, kb: kb_meta })
+}
+
+/// The stored documents to open: the index's best `limit` for the question's
+/// keywords, among the manifest's documents (an index entry a killed `kb add`
+/// committed before writing the manifest is left out). With no hit, the
+/// first document, so the answer is an honest "not found" naming what the
+/// question asks that the documents lack.
+fn search(
+    kb: &Path,
+    engine: &Engine,
+    manifest: &Manifest,
+    question: &str,
+    limit: usize,
+) -> Result<Vec<crate::index::Hit>, KbError> {
+    let parsed = engine
+        .question_parser()
+        .parse(question, &neutral_profile())
+        .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
+    let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
+    tracing::debug!("index search keywords: {keywords:?}");
+    let text = FullText::open(kb, false)?;
+    // Asked for more than needed: hits outside the manifest are dropped.
+    let mut hits: Vec<_> =
+        text.search(&keywords, limit + 4)?.into_iter().filter(|hit| manifest.document(&hit.id).is_some()).collect();
+    hits.truncate(limit);
+    if hits.is_empty() {
+        hits.push(crate::index::Hit { id: manifest.documents[0].id.clone(), score: 0.0 });
+    }
+    Ok(hits)
+}
+
+/// The profile the question is parsed against for the index search: a PDF
+/// with nothing known (the keywords do not depend on it).
+fn neutral_profile() -> DocumentProfile {
+    DocumentProfile {
+        format: DocumentFormat::Pdf,
+        n_pages: None,
+        has_toc: false,
+        has_tables: false,
+        languages: Vec::new(),
+        is_scanned: false,
+        doc_type: None,
+        typical_fields: Vec::new(),
+        summary: None,
+    }
+}
