@@ -108,7 +108,7 @@ fn parse_prints_the_line_table() {
     let out = docintel(&["parse", pdf.to_str().unwrap()]);
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\tvisible\ttext"));
+    assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\tvisible\tsource\ttext"));
 }
 
 /// What the mock model answers to the question parser's call.
