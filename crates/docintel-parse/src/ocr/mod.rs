@@ -181,7 +181,26 @@ fn read_page(
     .map_err(|panic| format!("the renderer panicked: {}", panic_message(&panic)))?
     .map_err(|why| format!("cannot render the page: {why}"))?;
     let words = tesseract.words(&drawn.image.pgm(), drawn.image.dpi, PAGE_OCR_LIMIT)?;
-    Ok(in_reading_order(group_lines(&words, |l, t, r, b| drawn.pdf_box(l, t, r, b))))
+    // Lines are ordered as the page shows (points, y up, origin bottom-left of the image),
+    // which is not PDF space on a page turned by `/Rotate`; then their boxes go to PDF space.
+    let points = 72.0 / f64::from(drawn.image.dpi);
+    let height = f64::from(drawn.image.height);
+    let shown = |l: f64, t: f64, r: f64, b: f64| BBox {
+        x0: (l * points) as f32,
+        y0: ((height - b) * points) as f32,
+        x1: (r * points) as f32,
+        y1: ((height - t) * points) as f32,
+    };
+    let lines = in_reading_order(group_lines(&words, shown));
+    let pixels = |v: f32| f64::from(v) / points;
+    Ok(lines
+        .into_iter()
+        .map(|line| {
+            let b = line.bbox;
+            let bbox = drawn.pdf_box(pixels(b.x0), height - pixels(b.y1), pixels(b.x1), height - pixels(b.y0));
+            ReadLine { bbox, ..line }
+        })
+        .collect())
 }
 
 /// The lines in the text layer's reading order (`collect::reading_order`: rows top to
