@@ -79,7 +79,7 @@ impl Tesseract {
         let status = child.wait().map_err(|e| format!("tesseract: {e}"))?;
         if !status.success() {
             let said = String::from_utf8_lossy(&stderr);
-            let said = said.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").trim().to_string();
+            let said = said.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
             return Err(format!(
                 "tesseract failed ({status}){}",
                 if said.is_empty() { String::new() } else { format!(": {said}") }
