@@ -112,3 +112,48 @@ pub(crate) fn draw(data: &Arc<Vec<u8>>, password: Option<&str>, index: usize, dp
     let image = PageImage { width: w as u32, height: h as u32, dpi: scale * 72.0, gray };
     Ok(Rendered { image, to_pdf: to_image.inverse() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-page PDF with this page dictionary body (no content).
+    fn pdf(page: &str) -> Vec<u8> {
+        let objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>", page];
+        let mut out = b"%PDF-1.7\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, body) in objects.iter().enumerate() {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+        }
+        let xref = out.len();
+        out.extend_from_slice(b"xref\n0 4\n0000000000 65535 f \n");
+        for offset in offsets {
+            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        out.extend_from_slice(format!("trailer\n<< /Size 4 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").as_bytes());
+        out
+    }
+
+    fn close(a: BBox, b: BBox) -> bool {
+        [a.x0 - b.x0, a.y0 - b.y0, a.x1 - b.x1, a.y1 - b.y1].iter().all(|d| d.abs() < 0.5)
+    }
+
+    #[test]
+    fn pixel_boxes_map_back_to_pdf_space_on_turned_and_offset_pages() {
+        // Turned a quarter: the image is portrait, the media box landscape.
+        let data = Arc::new(pdf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Rotate 90 >>"));
+        let drawn = draw(&data, None, 0, 144.0).unwrap();
+        assert_eq!((drawn.image.width, drawn.image.height), (200, 400));
+        let whole = drawn.pdf_box(0.0, 0.0, 200.0, 400.0);
+        assert!(close(whole, BBox { x0: 0.0, y0: 0.0, x1: 200.0, y1: 100.0 }), "{whole:?}");
+        // The top-left pixel of the shown page is the PDF's bottom-left corner, turned.
+        let corner = drawn.pdf_box(0.0, 0.0, 2.0, 2.0);
+        assert!(close(corner, BBox { x0: 0.0, y0: 0.0, x1: 1.0, y1: 1.0 }), "{corner:?}");
+        // A media box away from the origin: boxes keep its offset, y up.
+        let data = Arc::new(pdf("<< /Type /Page /Parent 2 0 R /MediaBox [50 20 250 120] >>"));
+        let drawn = draw(&data, None, 0, 72.0).unwrap();
+        let top_left = drawn.pdf_box(0.0, 0.0, 10.0, 10.0);
+        assert!(close(top_left, BBox { x0: 50.0, y0: 110.0, x1: 60.0, y1: 120.0 }), "{top_left:?}");
+    }
+}
