@@ -17,6 +17,8 @@
 //! - `bench kb` times `docintel kb add`/`kb ask` against `ask --corpus`;
 //!   `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
 //!   `stress` parses every stress fixture in a child process with a timeout.
+//! - `image-only IN.pdf OUT.pdf` writes a copy of a PDF with its pages drawn as
+//!   images and no text layer (the scanned fixtures of the OCR tests).
 
 mod bench;
 mod bench_kb;
@@ -31,6 +33,7 @@ mod eval_retrieval;
 mod eval_sets;
 mod fit_reader;
 mod fit_types;
+mod image_only;
 mod link_check;
 mod llama;
 mod models;
@@ -54,10 +57,11 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
+        Some("image-only") => image_only::run(&args[1..]),
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release]>"
+                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release] | image-only IN.pdf OUT.pdf [--dpi N] [--pages 1,3]>"
             );
             return ExitCode::from(2);
         }

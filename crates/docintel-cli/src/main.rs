@@ -349,6 +349,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     };
     options.pages = args.pages.clone();
     options.password = args.password.clone();
+    options.ocr = config.ocr()?;
     options.use_toc = !args.no_toc;
     options.llm_question = args.question_parser.as_deref() != Some("rules");
     options.llm_router = args.router.as_deref() != Some("keyword");
@@ -558,6 +559,7 @@ fn trace_replay(args: TraceReplayArgs) -> anyhow::Result<()> {
         Some(password) => docintel::ParseOptions::with_password(password.clone()),
         None => docintel::ParseOptions::default(),
     };
+    let options = options.with_ocr(Config::from_env().ocr()?);
     let report = docintel::replay_question_with_options(&args.dir, &options)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -582,6 +584,7 @@ fn parse(args: ParseArgs) -> anyhow::Result<()> {
         Some(password) => docintel::ParseOptions::with_password(password.clone()),
         None => docintel::ParseOptions::default(),
     };
+    let options = options.with_ocr(Config::from_env().ocr()?);
     let spinner = spinner(format!("parsing {}", args.file.display()));
     let document = docintel::parse_file_with_options(&args.file, &options).map_err(PipelineError::Parse);
     if let Some(spinner) = spinner {
@@ -693,11 +696,19 @@ fn render_document(document: &ParsedDocument) -> String {
     for d in &document.diagnostics {
         s.push_str(&format!("diagnostic: {}{}\n", d.page.map(|p| format!("p.{p}: ")).unwrap_or_default(), d.message));
     }
-    s.push_str("GLOBAL_LINE\tpage\tline_in_page\tvisible\ttext\n");
+    s.push_str("GLOBAL_LINE\tpage\tline_in_page\tvisible\tsource\ttext\n");
     let invisible = document.invisible_lines();
     for line in &document.lines {
         let visible = if invisible.binary_search(&line.line_id).is_ok() { "no" } else { "yes" };
-        s.push_str(&format!("{}\t{}\t{}\t{visible}\t{}\n", line.line_id, line.page, line.line_in_page, line.text));
+        // `ocr:0.91`: read by OCR, with its confidence.
+        let source = match document.ocr_confidence(line.line_id) {
+            Some(confidence) => format!("ocr:{confidence:.2}"),
+            None => "text".to_owned(),
+        };
+        s.push_str(&format!(
+            "{}\t{}\t{}\t{visible}\t{source}\t{}\n",
+            line.line_id, line.page, line.line_in_page, line.text
+        ));
     }
     s
 }

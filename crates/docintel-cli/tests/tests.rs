@@ -108,7 +108,7 @@ fn parse_prints_the_line_table() {
     let out = docintel(&["parse", pdf.to_str().unwrap()]);
     assert!(out.status.success());
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\tvisible\ttext"));
+    assert!(stdout.contains("GLOBAL_LINE\tpage\tline_in_page\tvisible\tsource\ttext"));
 }
 
 /// What the mock model answers to the question parser's call.
@@ -944,7 +944,7 @@ fn invisible_text_is_never_the_answer_offline_or_from_a_model() {
         // `parse` shows the line, marked.
         let parse = docintel(&["parse", pdf.to_str().unwrap()]);
         let table = String::from_utf8(parse.stdout).unwrap();
-        assert!(table.contains("5\t1\t5\tno\tTOTAL AMOUNT DUE: $999.00"), "{name}: {table}");
+        assert!(table.contains("5\t1\t5\tno\ttext\tTOTAL AMOUNT DUE: $999.00"), "{name}: {table}");
     }
     // A model citing the invisible line: the citation does not verify (its text is not there).
     const CITES_HIDDEN: &str = r#"{"items":[{"value":{"value":999,"currency":"USD","unit":null},"text":"$999.00","spans":[{"line_start":5,"line_end":5,"page":1,"quote":"TOTAL AMOUNT DUE: $999.00"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.95,"warnings":[],"keywords_found":["total"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;

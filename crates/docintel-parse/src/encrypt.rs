@@ -15,6 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use docintel_schema::{Diagnostic, Severity};
 use pdf_extract::{Document, LoadOptions, Object};
 
+use crate::ocr::OcrOptions;
 use crate::workers::panic_message;
 use crate::{ParseError, objects, repair};
 
@@ -24,19 +25,29 @@ use crate::{ParseError, objects, repair};
 pub struct ParseOptions {
     /// The user (or owner) password of an encrypted PDF. The empty password is always tried.
     pub password: Option<String>,
+    /// How pages with no text layer are read (OCR; on by default, see [`OcrOptions`]).
+    pub ocr: OcrOptions,
 }
 
 impl ParseOptions {
     /// Options that open an encrypted PDF with `password`.
     pub fn with_password(password: impl Into<String>) -> ParseOptions {
-        ParseOptions { password: Some(password.into()) }
+        ParseOptions { password: Some(password.into()), ..ParseOptions::default() }
+    }
+
+    /// These options with `ocr` for the pages with no text layer.
+    pub fn with_ocr(self, ocr: OcrOptions) -> ParseOptions {
+        ParseOptions { ocr, ..self }
     }
 }
 
 impl std::fmt::Debug for ParseOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print a password.
-        f.debug_struct("ParseOptions").field("password", &self.password.as_ref().map(|_| "***")).finish()
+        f.debug_struct("ParseOptions")
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("ocr", &self.ocr)
+            .finish()
     }
 }
 

@@ -60,6 +60,7 @@ mod headings;
 mod highlight;
 mod lang;
 mod objects;
+mod ocr;
 mod output;
 mod page;
 mod page_tree;
@@ -76,6 +77,7 @@ pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
 pub use dispatch::{parse_file, parse_file_with_options};
 pub use encrypt::ParseOptions;
 pub use highlight::{HighlightError, highlight_pdf};
+pub use ocr::{DEFAULT_OCR_DPI, DEFAULT_OCR_MAX_PAGES, OcrOptions, PageImage, render_page};
 pub use output::{
     DOCUMENT_FILES, DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date,
 };
@@ -88,7 +90,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use docintel_schema::{
-    Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
+    Diagnostic, DocumentFormat, DocumentProfile, Line, OcrLine, PageInfo, ParsedDocument, Severity, TocEntry,
 };
 use pdf_extract::{ContentCache, Document, FontCache, ObjectId};
 
@@ -271,6 +273,24 @@ pub fn parse_pdf_bytes_with_options(
             None => (None, None),
         })
         .unzip();
+    // Pages with no text layer that draw an image are read by OCR (`ocr`), in parallel.
+    let page_texts: Vec<ocr::PageText> = scans
+        .iter()
+        .zip(&texts)
+        .enumerate()
+        .filter_map(|(i, (scan, text))| {
+            let (Some(Ok(graphics)), Some(Ok(text))) = (scan, text) else { return None };
+            let visible = text.lines.iter().filter(|l| l.hidden.is_none());
+            Some(ocr::PageText {
+                page: (i + 1) as u32,
+                layer_chars: visible.map(|l| l.text.chars().filter(|c| !c.is_whitespace()).count()).sum(),
+                image_share: graphics.images.iter().map(|image| image.share).sum(),
+            })
+        })
+        .collect();
+    let mut read = ocr::read_pages(name, bytes, options.password.as_deref(), &page_texts, &options.ocr);
+    diagnostics.append(&mut read.diagnostics);
+    let mut ocr_marks: Vec<OcrLine> = Vec::new();
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
     // Pages whose fonts gave no text for some glyphs: (page, unmapped glyphs, glyphs).
     let mut unmapped_pages: Vec<(u32, usize, usize)> = Vec::new();
@@ -343,6 +363,23 @@ pub fn parse_pdf_bytes_with_options(
         }
         let mut n_chars = 0u32;
         let mut hidden: Vec<(u32, collect::Hidden)> = Vec::new();
+        // A page read by OCR: its lines instead of the (at most two characters of) text layer.
+        let ocr_lines = read.pages.remove(&page_no);
+        let raw = if ocr_lines.is_some() { Vec::new() } else { raw };
+        for (i, l) in ocr_lines.iter().flatten().enumerate() {
+            n_chars += l.text.chars().count() as u32;
+            // The box holds ascenders and descenders: about 1.2 times the size.
+            font_sizes.push((l.bbox.y1 - l.bbox.y0) / 1.2);
+            let line_id = (lines.len() + 1) as u32;
+            ocr_marks.push(OcrLine { line_id, confidence: l.confidence });
+            lines.push(Line {
+                line_id,
+                page: page_no,
+                line_in_page: (i + 1) as u32,
+                text: l.text.clone(),
+                bbox: l.bbox,
+            });
+        }
         for (i, l) in raw.into_iter().enumerate() {
             n_chars += l.text.chars().count() as u32;
             font_sizes.push(l.font_size);
@@ -363,7 +400,13 @@ pub fn parse_pdf_bytes_with_options(
         let n_lines = lines.iter().rev().take_while(|l| l.page == page_no).count() as u32;
         // Figure columns are filled once every page is scanned (decoration
         // needs the whole document).
-        page_infos.push(PageInfo::from_text(page_no, n_lines, n_chars, width, height));
+        let mut info = PageInfo::from_text(page_no, n_lines, n_chars, width, height);
+        // Text read from the page image is no text layer.
+        info.has_text_layer &= ocr_lines.is_none();
+        page_infos.push(info);
+    }
+    if !ocr_marks.is_empty() {
+        diagnostics.push(ocr_diagnostic(&lines, ocr_marks, &read.engine));
     }
     if !unmapped_pages.is_empty() {
         let lost: usize = unmapped_pages.iter().map(|p| p.1).sum();
@@ -508,6 +551,25 @@ fn invisible_text_diagnostic(page: u32, hidden: &[(u32, collect::Hidden)], lines
         ),
     );
     diagnostic.invisible_lines = hidden.iter().map(|&(id, _)| id).collect();
+    diagnostic
+}
+
+/// The note marking the lines read by OCR: how many, on which pages, how, how sure.
+fn ocr_diagnostic(lines: &[Line], marks: Vec<OcrLine>, engine: &str) -> Diagnostic {
+    let mut pages: Vec<u32> = marks.iter().filter_map(|m| lines.get(m.line_id as usize - 1)).map(|l| l.page).collect();
+    pages.dedup();
+    let mean = marks.iter().map(|m| m.confidence).sum::<f32>() / marks.len() as f32;
+    let mut diagnostic = Diagnostic::new(
+        Severity::Info,
+        pages.first().copied(),
+        format!(
+            "{} line(s) on {} page(s) with no text layer read by OCR ({engine}; mean confidence {mean:.2}): page(s) {}",
+            marks.len(),
+            pages.len(),
+            pages.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    );
+    diagnostic.ocr_lines = marks;
     diagnostic
 }
 

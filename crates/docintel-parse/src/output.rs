@@ -7,15 +7,16 @@
 //!
 //! | file              | rows / content                                                        |
 //! |-------------------|-----------------------------------------------------------------------|
-//! | `lines.parquet`   | `line_id, page, line_in_page, text, x0, y0, x1, y1, visible`          |
+//! | `lines.parquet`   | `line_id, page, line_in_page, text, x0, y0, x1, y1, visible, source, ocr_confidence` |
 //! | `pages.parquet`   | every `PageInfo` column; `decorative_image_hashes` is `list<string>`  |
 //! | `toc.parquet`     | `id, parent (nullable), level, title, start_page, end_page, source`   |
 //! | `chunks.parquet`  | every `Chunk` field                                                   |
 //! | `profile.json`    | `source`, `content_hash` (full SHA-256 hex), `parser_build`, `profile`, `diagnostics` |
 //!
 //! Integers are `uint32`, coordinates `float32`, booleans `bool`, text
-//! `utf8`; `figure_kind` and `parent` are nullable; TOC `source` is the
-//! snake_case name (`outline`, `contents_page`, `headings`). Parquet pages are
+//! `utf8`; `figure_kind`, `parent` and `ocr_confidence` (0 to 1, lines read by OCR only) are
+//! nullable; TOC `source` is the snake_case name (`outline`, `contents_page`, `headings`), line
+//! `source` `text_layer` or `ocr`. Parquet pages are
 //! Snappy-compressed. Every file is written to a temporary name in the folder
 //! and renamed into place; `profile.json` is written last, so a folder whose
 //! `profile.json` exists with the right hash is complete (see

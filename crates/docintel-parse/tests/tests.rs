@@ -604,8 +604,10 @@ mod parquet_tables {
 
         let lines = read_parquet(&dir.join("lines.parquet"));
         assert_eq!(lines.num_rows(), doc.lines.len());
-        assert_eq!(lines.num_columns(), 9);
+        assert_eq!(lines.num_columns(), 11);
         assert!(column::<arrow_array::BooleanArray>(&lines, "visible").iter().all(|v| v == Some(true)));
+        assert!(column::<StringArray>(&lines, "source").iter().all(|v| v == Some("text_layer")));
+        assert!(column::<Float32Array>(&lines, "ocr_confidence").iter().all(|v| v.is_none()));
         assert_eq!(column::<UInt32Array>(&lines, "line_id").value(0), 1);
         assert_eq!(column::<StringArray>(&lines, "text").value(0), doc.lines[0].text);
         let last = doc.lines.len() - 1;

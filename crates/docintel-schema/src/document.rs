@@ -216,13 +216,38 @@ pub struct Diagnostic {
     /// but are never an answer (see [`ParsedDocument::is_visible`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invisible_lines: Vec<u32>,
+    /// Lines this diagnostic marks as read by OCR from the page image (a scanned page with
+    /// no text layer), each with its confidence: their source is [`LineSource::Ocr`] (see
+    /// [`ParsedDocument::line_source`]); every other line comes from the text layer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ocr_lines: Vec<OcrLine>,
 }
 
 impl Diagnostic {
     /// A diagnostic that marks no line.
     pub fn new(severity: Severity, page: Option<u32>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity, page, message: message.into(), invisible_lines: Vec::new() }
+        Diagnostic { severity, page, message: message.into(), invisible_lines: Vec::new(), ocr_lines: Vec::new() }
     }
+}
+
+/// Where a line's text comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LineSource {
+    /// The PDF's text layer (or the text of a TXT, Markdown or DOCX file).
+    #[default]
+    TextLayer,
+    /// Read by OCR from the rendered page image.
+    Ocr,
+}
+
+/// A line read by OCR and how sure the engine was of it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OcrLine {
+    /// Global line id.
+    pub line_id: u32,
+    /// The mean of the line's word confidences, 0 to 1.
+    pub confidence: f32,
 }
 
 /// Everything the parse brick produces for one document.
@@ -260,6 +285,17 @@ impl ParsedDocument {
     /// Whether the line shows on the rendered page (no diagnostic marks it invisible).
     pub fn is_visible(&self, line_id: u32) -> bool {
         !self.diagnostics.iter().any(|d| d.invisible_lines.contains(&line_id))
+    }
+
+    /// Where the line's text comes from: [`LineSource::Ocr`] when a diagnostic marks it
+    /// (see [`Diagnostic::ocr_lines`]), else the text layer.
+    pub fn line_source(&self, line_id: u32) -> LineSource {
+        if self.ocr_confidence(line_id).is_some() { LineSource::Ocr } else { LineSource::TextLayer }
+    }
+
+    /// The OCR confidence (0 to 1) of a line read by OCR; `None` for a text-layer line.
+    pub fn ocr_confidence(&self, line_id: u32) -> Option<f32> {
+        self.diagnostics.iter().flat_map(|d| &d.ocr_lines).find(|l| l.line_id == line_id).map(|l| l.confidence)
     }
 
     /// The line ids marked invisible, ascending.

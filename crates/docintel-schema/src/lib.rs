@@ -36,8 +36,8 @@ pub use brick::{
     NullSink, QuestionParser, Retriever, TraceEvent, TraceSink, Usage,
 };
 pub use document::{
-    BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, PageInfo, ParsedDocument, Severity, TocEntry,
-    TocSource,
+    BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, LineSource, OcrLine, PageInfo, ParsedDocument,
+    Severity, TocEntry, TocSource,
 };
 pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep, StepUsage};
 pub use question::{

@@ -37,6 +37,10 @@ pub struct Config {
     pub llm_context: Option<String>,
     /// `DOCINTEL_EMBED_MODEL_DIR`: the all-MiniLM-L6-v2 folder.
     pub embed_model_dir: Option<PathBuf>,
+    /// `DOCINTEL_TESSERACT`: the tesseract program OCR runs (else `tesseract` on `PATH`).
+    pub tesseract: Option<PathBuf>,
+    /// `DOCINTEL_OCR_MAX_PAGES`, as written (checked by [`Config::ocr`]).
+    pub ocr_max_pages: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -48,6 +52,8 @@ impl std::fmt::Debug for Config {
             .field("llm_timeout_secs", &self.llm_timeout_secs)
             .field("llm_context", &self.llm_context)
             .field("embed_model_dir", &self.embed_model_dir)
+            .field("tesseract", &self.tesseract)
+            .field("ocr_max_pages", &self.ocr_max_pages)
             .finish()
     }
 }
@@ -81,6 +87,8 @@ impl Config {
             llm_timeout_secs: text("DOCINTEL_LLM_TIMEOUT_SECS"),
             llm_context: text("DOCINTEL_LLM_CONTEXT"),
             embed_model_dir: lookup("DOCINTEL_EMBED_MODEL_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
+            tesseract: lookup("DOCINTEL_TESSERACT").filter(|v| !v.is_empty()).map(PathBuf::from),
+            ocr_max_pages: text("DOCINTEL_OCR_MAX_PAGES"),
         }
     }
 
@@ -141,6 +149,23 @@ impl Config {
         }
     }
 
+    /// How pages with no text layer are read: `DOCINTEL_TESSERACT` (the program, else
+    /// `tesseract` on `PATH`) and `DOCINTEL_OCR_MAX_PAGES` (pages read per document, 0 for
+    /// none; default [`docintel_parse::DEFAULT_OCR_MAX_PAGES`]; not a number: a usage error).
+    pub fn ocr(&self) -> Result<docintel_parse::OcrOptions, PipelineError> {
+        let mut ocr = docintel_parse::OcrOptions::default();
+        if let Some(program) = &self.tesseract {
+            ocr = ocr.with_tesseract(program);
+        }
+        if let Some(v) = &self.ocr_max_pages {
+            let pages = v.trim().parse::<usize>().map_err(|_| {
+                PipelineError::Usage(format!("DOCINTEL_OCR_MAX_PAGES={v:?} is not a number of pages (0 or more)"))
+            })?;
+            ocr = ocr.with_max_pages(pages);
+        }
+        Ok(ocr)
+    }
+
     /// The embedding model folder: `flag` (`--embeddings DIR`), else `DOCINTEL_EMBED_MODEL_DIR`.
     pub fn embed_model_dir(&self, flag: Option<&Path>) -> Option<PathBuf> {
         flag.map(Path::to_owned).or_else(|| self.embed_model_dir.clone())
@@ -196,5 +221,15 @@ mod tests {
         // Unused, a bad timeout is no error.
         let offline = config(&[("DOCINTEL_LLM_TIMEOUT_SECS", "soon")]);
         assert!(matches!(offline.generator(LlmFlags::default()).unwrap(), GeneratorChoice::Extractive));
+    }
+
+    #[test]
+    fn ocr_settings_come_from_the_environment() {
+        let ocr = config(&[("DOCINTEL_TESSERACT", "/opt/t/tesseract"), ("DOCINTEL_OCR_MAX_PAGES", "3")]).ocr().unwrap();
+        assert_eq!(ocr, docintel_parse::OcrOptions::default().with_tesseract("/opt/t/tesseract").with_max_pages(3));
+        assert_eq!(config(&[]).ocr().unwrap(), docintel_parse::OcrOptions::default());
+        let error = config(&[("DOCINTEL_OCR_MAX_PAGES", "many")]).ocr().unwrap_err();
+        assert_eq!(error.exit_code(), crate::error::EXIT_USAGE);
+        assert!(error.to_string().contains("DOCINTEL_OCR_MAX_PAGES"), "{error}");
     }
 }

@@ -61,8 +61,8 @@ pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
 #[cfg(feature = "parquet")]
 pub use docintel_parse::write_tables;
 pub use docintel_parse::{
-    ChunkConfig, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options, parse_pdf,
-    vision_candidates,
+    ChunkConfig, OcrOptions, PageImage, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options,
+    parse_pdf, render_page, vision_candidates,
 };
 pub use docintel_parse::{DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date};
 pub use docintel_question::type_model::FALLBACK as TYPE_FALLBACK;

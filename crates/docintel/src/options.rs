@@ -67,6 +67,9 @@ pub struct AskOptions {
     pub strategy: Option<docintel_schema::ChunkStrategy>,
     /// Parsing: the password of an encrypted PDF (never logged or traced).
     pub password: Option<String>,
+    /// Parsing: how pages with no text layer are read by OCR ([`Config::ocr`](crate::Config::ocr)
+    /// reads `DOCINTEL_TESSERACT` and `DOCINTEL_OCR_MAX_PAGES`).
+    pub ocr: docintel_parse::OcrOptions,
     /// Question: with an LLM generator, parse the question with the model
     /// too ([`crate::LlmQuestionParser`], which falls back to the rules on any bad
     /// reply). `false` keeps the rule parser.
@@ -111,6 +114,7 @@ impl AskOptions {
             dictionary: None,
             strategy: None,
             password: None,
+            ocr: docintel_parse::OcrOptions::default(),
             llm_question: true,
             llm_router: true,
             schema: None,
@@ -130,11 +134,12 @@ impl AskOptions {
         Cow::Owned(options)
     }
 
-    /// The parse brick's options from these (the password).
+    /// The parse brick's options from these (the password, OCR).
     pub(crate) fn parse_options(&self) -> ParseOptions {
-        match &self.password {
+        let options = match &self.password {
             Some(password) => ParseOptions::with_password(password.clone()),
             None => ParseOptions::default(),
-        }
+        };
+        options.with_ocr(self.ocr.clone())
     }
 }

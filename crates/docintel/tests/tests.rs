@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use docintel::schema::{AnswerValue, AskOutput};
+use docintel::schema::{AnswerValue, AskOutput, LineSource};
 use docintel::{AskOptions, pdf_qa};
-use docintel_test_support::{invoice, temp_dir};
+use docintel_test_support::{fixture, invoice, temp_dir};
 
 fn ask(name: &str, question: &str) -> AskOutput {
     let output =
@@ -48,6 +48,29 @@ fn check_date(name: &str, iso: &str, page: u32) {
 fn aws_invoice_total_and_date() {
     check_amount("AmazonWebServices.pdf", 4.11, "USD", 1);
     check_date("AmazonWebServices.pdf", "2014-08-03", 1);
+}
+
+/// A scanned copy of the AWS invoice (no text layer; needs tesseract, `scripts/setup.sh`) is
+/// answered as the original is, from lines read by OCR.
+#[test]
+fn a_scanned_invoice_is_answered_from_ocr_lines() {
+    let path = fixture("ocr/aws_invoice_scanned.pdf");
+    let output = pdf_qa(&path, "What is the total amount?", &AskOptions::new(5)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.citations_verified, "{:#?}", output.meta.citation_problems);
+    let item = &output.answer.items[0];
+    match &item.value {
+        AnswerValue::Amount(a) => {
+            assert!((a.value - 4.11).abs() < 0.005 && a.currency.as_deref() == Some("USD"), "{a:?}")
+        }
+        other => panic!("not an amount: {other:?}"),
+    }
+    let document = docintel::parse_pdf(&path).unwrap();
+    assert!(!item.spans.is_empty());
+    for span in &item.spans {
+        for id in span.line_start..=span.line_end {
+            assert_eq!(document.line_source(id), LineSource::Ocr, "line {id} of {span:?}");
+        }
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ mod order;
 
 pub(crate) use clips::{PageScan, ScanError, scan_clips};
 use clips::{Rect, Rgb, WHITE};
-use order::reading_order;
+pub(crate) use order::reading_order;
 
 /// A new line starts when the baseline moves by more than this many ems.
 const BASELINE_BREAK_EM: f64 = 0.5;

@@ -1,0 +1,344 @@
+//! OCR of scanned pages (issue 21): a PDF page with no text layer that draws an image is
+//! rendered in process (`render.rs`, hayro), read by the `tesseract` program
+//! (`tesseract.rs`), and its words grouped into lines with boxes in the page's PDF space and
+//! a confidence each. Pages with a text layer are never read this way.
+//!
+//! Tesseract absent: one diagnostic, the text layer only. A page that fails to render or to
+//! be read: a diagnostic naming the file and page. At most [`OcrOptions::max_pages`] pages
+//! per document are read (a diagnostic lists the others).
+
+mod render;
+mod tesseract;
+
+pub use render::{PageImage, render_page};
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use docintel_schema::{BBox, Diagnostic, Severity};
+
+use crate::collect::{Gap, RawLine, reading_order};
+use crate::workers::{panic_message, par_map};
+
+/// Pages read by OCR per document unless [`OcrOptions::max_pages`] says otherwise: at
+/// about 3 s a page on one core, a 50-page scan takes a minute or so on two cores.
+pub const DEFAULT_OCR_MAX_PAGES: usize = 50;
+/// The resolution pages are drawn at for OCR (Tesseract reads 10-12 pt text best at 300 dpi).
+pub const DEFAULT_OCR_DPI: u32 = 300;
+/// The most one page's `tesseract` run may take before it is stopped.
+const PAGE_OCR_LIMIT: Duration = Duration::from_secs(120);
+/// A page whose text layer has fewer visible characters than this is read by OCR (a
+/// stray page number on a scan is no text layer).
+const MIN_LAYER_CHARS: usize = 3;
+/// The share of the page its images must cover, together, for an OCR read.
+const MIN_IMAGE_SHARE: f32 = 0.05;
+
+/// How scanned pages are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OcrOptions {
+    /// Read scanned pages at all.
+    pub enabled: bool,
+    /// The tesseract program; `None`: `tesseract` on `PATH`.
+    pub tesseract: Option<PathBuf>,
+    /// At most this many pages read per document (the first ones); 0 reads none.
+    pub max_pages: usize,
+    /// Resolution the pages are drawn at, dots per inch.
+    pub dpi: u32,
+}
+
+impl Default for OcrOptions {
+    fn default() -> OcrOptions {
+        OcrOptions { enabled: true, tesseract: None, max_pages: DEFAULT_OCR_MAX_PAGES, dpi: DEFAULT_OCR_DPI }
+    }
+}
+
+impl OcrOptions {
+    /// No OCR at all.
+    pub fn disabled() -> OcrOptions {
+        OcrOptions { enabled: false, ..OcrOptions::default() }
+    }
+
+    /// These options with `program` as the tesseract to run.
+    pub fn with_tesseract(self, program: impl Into<PathBuf>) -> OcrOptions {
+        OcrOptions { tesseract: Some(program.into()), ..self }
+    }
+
+    /// These options reading at most `pages` pages per document (0: none).
+    pub fn with_max_pages(self, pages: usize) -> OcrOptions {
+        OcrOptions { max_pages: pages, ..self }
+    }
+}
+
+/// One line read from a page image.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadLine {
+    pub(crate) text: String,
+    pub(crate) bbox: BBox,
+    /// Mean word confidence, 0 to 1.
+    pub(crate) confidence: f32,
+}
+
+/// What OCR gave for one document: lines per page (1-based) and what to report.
+#[derive(Debug, Default)]
+pub(crate) struct OcrResult {
+    pub(crate) pages: BTreeMap<u32, Vec<ReadLine>>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// `tesseract, eng+fra, 300 dpi`: how the lines were read, for the summary.
+    pub(crate) engine: String,
+    /// Wall time of the OCR pass.
+    pub(crate) elapsed: Duration,
+}
+
+/// A page the parser found without a text layer: its number (1-based), the visible
+/// characters of its text layer and the share of the page its images cover.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageText {
+    pub(crate) page: u32,
+    pub(crate) layer_chars: usize,
+    pub(crate) image_share: f32,
+}
+
+/// Whether a page should be read by OCR.
+pub(crate) fn wants_ocr(page: &PageText) -> bool {
+    page.layer_chars < MIN_LAYER_CHARS && page.image_share >= MIN_IMAGE_SHARE
+}
+
+/// Reads the pages that want it (see [`wants_ocr`]) of the PDF `bytes` named `name`.
+pub(crate) fn read_pages(
+    name: &str,
+    bytes: &[u8],
+    password: Option<&str>,
+    pages: &[PageText],
+    options: &OcrOptions,
+) -> OcrResult {
+    let started = Instant::now();
+    let mut result = OcrResult::default();
+    let wanted: Vec<u32> = pages.iter().filter(|p| wants_ocr(p)).map(|p| p.page).collect();
+    if wanted.is_empty() || !options.enabled {
+        return result;
+    }
+    let tesseract = match tesseract::find(options.tesseract.as_deref()) {
+        Ok(t) => t,
+        Err(why) => {
+            result.diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                wanted.first().copied(),
+                format!(
+                    "{name}: OCR unavailable: {why} (install it with scripts/setup.sh, or set DOCINTEL_TESSERACT): {} page(s) with no text layer left unread: {}",
+                    wanted.len(),
+                    page_list(&wanted)
+                ),
+            ));
+            return result;
+        }
+    };
+    let (read, skipped) = wanted.split_at(wanted.len().min(options.max_pages));
+    if !skipped.is_empty() {
+        result.diagnostics.push(Diagnostic::new(
+            Severity::Warning,
+            skipped.first().copied(),
+            format!(
+                "{name}: OCR limited to {} page(s) per document: {} more page(s) with no text layer left unread: {}",
+                options.max_pages,
+                skipped.len(),
+                page_list(skipped)
+            ),
+        ));
+    }
+    let data = Arc::new(bytes.to_vec());
+    let outcomes = par_map(read, |_, &page| read_page(&data, password, page, &tesseract, options.dpi));
+    for (&page, outcome) in read.iter().zip(outcomes) {
+        match outcome.unwrap_or_else(|| Err("the OCR worker died".into())) {
+            Ok(lines) => {
+                result.pages.insert(page, lines);
+            }
+            Err(why) => result.diagnostics.push(Diagnostic::new(
+                Severity::Warning,
+                Some(page),
+                format!("{name}: page {page}: OCR failed, the page has no text: {why}"),
+            )),
+        }
+    }
+    result.engine = format!("tesseract, {}, {} dpi", tesseract.languages, options.dpi);
+    result.elapsed = started.elapsed();
+    result
+}
+
+/// Renders and reads one page (1-based); a panic in the renderer is an error, not an abort.
+fn read_page(
+    data: &Arc<Vec<u8>>,
+    password: Option<&str>,
+    page: u32,
+    tesseract: &tesseract::Tesseract,
+    dpi: u32,
+) -> Result<Vec<ReadLine>, String> {
+    let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        render::draw(data, password, page as usize - 1, dpi as f32)
+    }))
+    .map_err(|panic| format!("the renderer panicked: {}", panic_message(&panic)))?
+    .map_err(|why| format!("cannot render the page: {why}"))?;
+    let words = tesseract.words(&drawn.image.pgm(), drawn.image.dpi, PAGE_OCR_LIMIT)?;
+    // Lines are ordered as the page shows (points, y up, origin bottom-left of the image),
+    // which is not PDF space on a page turned by `/Rotate`; then their boxes go to PDF space.
+    let points = 72.0 / f64::from(drawn.image.dpi);
+    let height = f64::from(drawn.image.height);
+    let shown = |l: f64, t: f64, r: f64, b: f64| BBox {
+        x0: (l * points) as f32,
+        y0: ((height - b) * points) as f32,
+        x1: (r * points) as f32,
+        y1: ((height - t) * points) as f32,
+    };
+    let lines = in_reading_order(group_lines(&words, shown));
+    let pixels = |v: f32| f64::from(v) / points;
+    Ok(lines
+        .into_iter()
+        .map(|line| {
+            let b = line.bbox;
+            let bbox = drawn.pdf_box(pixels(b.x0), height - pixels(b.y1), pixels(b.x1), height - pixels(b.y0));
+            ReadLine { bbox, ..line }
+        })
+        .collect())
+}
+
+/// The lines in the text layer's reading order (`collect::reading_order`: rows top to
+/// bottom, or columns at a gutter), so a row's label and value read as they would from a
+/// text layer; each keeps the confidence of the OCR line it comes from.
+fn in_reading_order(lines: Vec<(RawLine, f32)>) -> Vec<ReadLine> {
+    let raw: Vec<RawLine> = lines.iter().map(|(line, _)| line.clone()).collect();
+    let mean = lines.iter().map(|(_, c)| c).sum::<f32>() / lines.len().max(1) as f32;
+    reading_order(raw)
+        .into_iter()
+        .map(|line| {
+            // A line split at a column gutter is a piece of one OCR line: the one holding it.
+            let (cx, cy) = ((line.bbox.x0 + line.bbox.x1) / 2.0, (line.bbox.y0 + line.bbox.y1) / 2.0);
+            let confidence = lines
+                .iter()
+                .find(|(l, _)| {
+                    l.text.contains(line.text.as_str())
+                        && (l.bbox.x0..=l.bbox.x1).contains(&cx)
+                        && (l.bbox.y0..=l.bbox.y1).contains(&cy)
+                })
+                .map_or(mean, |(_, c)| *c);
+            ReadLine { text: line.text, bbox: line.bbox, confidence }
+        })
+        .collect()
+}
+
+/// Tesseract's words grouped by (block, paragraph, line), as the text layer's lines are
+/// collected (text, box, size, word gaps), with their mean confidence; lines with no letter
+/// or digit (specks, rules read as `|`) are dropped.
+fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -> BBox) -> Vec<(RawLine, f32)> {
+    let mut lines: Vec<(RawLine, f32)> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let key = words[i].line_key;
+        let end = words[i..].iter().position(|w| w.line_key != key).map_or(words.len(), |n| i + n);
+        let group = &words[i..end];
+        i = end;
+        let text = group.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+        if !text.chars().any(char::is_alphanumeric) {
+            continue;
+        }
+        let boxes: Vec<BBox> =
+            group.iter().map(|w| pdf_box(w.left, w.top, w.left + w.width, w.top + w.height)).collect();
+        // The space after each word but the last: its byte offset, the words' edges around it.
+        let mut at = 0;
+        let gaps: Vec<Gap> = group
+            .windows(2)
+            .zip(boxes.windows(2))
+            .map(|(w, b)| {
+                at += w[0].text.len();
+                let gap = Gap { at, x_end: b[0].x1, x_start: b[1].x0 };
+                at += 1;
+                gap
+            })
+            .collect();
+        let left = group.iter().map(|w| w.left).fold(f64::INFINITY, f64::min);
+        let top = group.iter().map(|w| w.top).fold(f64::INFINITY, f64::min);
+        let right = group.iter().map(|w| w.left + w.width).fold(f64::NEG_INFINITY, f64::max);
+        let bottom = group.iter().map(|w| w.top + w.height).fold(f64::NEG_INFINITY, f64::max);
+        let confidence = group.iter().map(|w| w.confidence).sum::<f32>() / group.len() as f32 / 100.0;
+        let bbox = pdf_box(left, top, right, bottom);
+        // The box holds ascenders and descenders: about 1.2 times the size.
+        let font_size = (bbox.y1 - bbox.y0) / 1.2;
+        lines.push((RawLine { text, bbox, font_size, gaps, hidden: None }, confidence.clamp(0.0, 1.0)));
+    }
+    lines
+}
+
+/// `1-3, 7, 9`: ascending page numbers with runs collapsed (the first 20 runs).
+fn page_list(pages: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &p in pages {
+        match runs.last_mut() {
+            Some(run) if run.1 + 1 == p => run.1 = p,
+            _ => runs.push((p, p)),
+        }
+    }
+    let shown: Vec<String> =
+        runs.iter().take(20).map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    let more = if runs.len() > 20 { " …" } else { "" };
+    format!("{}{more}", shown.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(key: (u32, u32, u32), left: f64, text: &str, confidence: f32) -> tesseract::Word {
+        tesseract::Word { line_key: key, left, top: 100.0, width: 50.0, height: 20.0, confidence, text: text.into() }
+    }
+
+    #[test]
+    fn words_become_lines_with_their_mean_confidence_and_specks_are_dropped() {
+        let words = vec![
+            word((1, 1, 1), 10.0, "Total", 90.0),
+            word((1, 1, 1), 70.0, "due", 80.0),
+            word((1, 1, 2), 10.0, "|", 30.0),
+            word((2, 1, 1), 10.0, "4.11", 70.0),
+        ];
+        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
+        assert_eq!(texts, ["Total due", "4.11"]);
+        assert!((lines[0].1 - 0.85).abs() < 1e-6);
+        assert_eq!(lines[0].0.bbox, BBox { x0: 10.0, y0: 100.0, x1: 120.0, y1: 120.0 });
+        assert_eq!(lines[0].0.gaps, [Gap { at: 5, x_end: 60.0, x_start: 70.0 }]);
+    }
+
+    #[test]
+    fn lines_are_put_in_rows_top_to_bottom_keeping_their_confidence() {
+        // PDF space (y up): a value read as its own block sits on its label's row.
+        let line = |text: &str, x0: f32, y0: f32| RawLine {
+            text: text.into(),
+            bbox: BBox { x0, y0, x1: x0 + 60.0, y1: y0 + 10.0 },
+            font_size: 8.0,
+            gaps: Vec::new(),
+            hidden: None,
+        };
+        let read = vec![
+            (line("Total", 10.0, 500.0), 0.9),
+            (line("Charges", 10.0, 480.0), 0.8),
+            (line("$4.11", 300.0, 501.0), 0.7),
+        ];
+        let ordered = in_reading_order(read);
+        let texts: Vec<(&str, f32)> = ordered.iter().map(|l| (l.text.as_str(), l.confidence)).collect();
+        assert_eq!(texts, [("Total", 0.9), ("$4.11", 0.7), ("Charges", 0.8)]);
+    }
+
+    #[test]
+    fn only_pages_without_text_that_draw_an_image_are_read() {
+        let page = |layer_chars, image_share| PageText { page: 1, layer_chars, image_share };
+        assert!(wants_ocr(&page(0, 0.9)));
+        assert!(wants_ocr(&page(2, 0.9)), "a stray page number is no text layer");
+        assert!(!wants_ocr(&page(40, 0.9)), "a page with a text layer is never read by OCR");
+        assert!(!wants_ocr(&page(0, 0.0)), "a blank page has nothing to read");
+    }
+
+    #[test]
+    fn page_lists_collapse_runs() {
+        assert_eq!(page_list(&[1, 2, 3, 7, 9, 10]), "1-3, 7, 9-10");
+    }
+}

@@ -1,0 +1,89 @@
+//! OCR of scanned pages (needs `tesseract` on `PATH` with English data: `scripts/setup.sh`,
+//! which `.ci/run` runs first). The scanned fixture is the AWS invoice drawn as an image
+//! with no text layer (`fixtures/ocr/README.md`), so its OCR lines can be checked against
+//! the original's text layer.
+
+use docintel_parse::{OcrOptions, ParseOptions, parse_file_with_options, parse_pdf};
+use docintel_schema::{Line, LineSource, ParsedDocument};
+use docintel_test_support::{fixture, invoice};
+
+fn scanned() -> std::path::PathBuf {
+    fixture("ocr/aws_invoice_scanned.pdf")
+}
+
+fn parse_with(path: &std::path::Path, ocr: OcrOptions) -> ParsedDocument {
+    let doc = parse_file_with_options(path, &ParseOptions::default().with_ocr(ocr)).unwrap_or_else(|e| panic!("{e}"));
+    doc.check_invariants().unwrap();
+    doc
+}
+
+fn centre(line: &Line) -> (f32, f32) {
+    ((line.bbox.x0 + line.bbox.x1) / 2.0, (line.bbox.y0 + line.bbox.y1) / 2.0)
+}
+
+#[test]
+fn a_scanned_page_becomes_ocr_lines_where_the_text_is_printed() {
+    let doc = parse_pdf(&scanned()).unwrap_or_else(|e| panic!("{e}"));
+    doc.check_invariants().unwrap();
+    let page = &doc.pages[0];
+    assert!(doc.lines.len() >= 20, "{:#?}", doc.diagnostics);
+    assert!(!page.has_text_layer && doc.profile.is_scanned, "OCR text is no text layer");
+    assert_eq!(page.n_lines as usize, doc.lines.len());
+    for line in &doc.lines {
+        assert_eq!(doc.line_source(line.line_id), LineSource::Ocr, "{line:?}");
+        let confidence = doc.ocr_confidence(line.line_id).unwrap();
+        assert!((0.0..=1.0).contains(&confidence), "{line:?}: {confidence}");
+        let b = line.bbox;
+        assert!(0.0 <= b.x0 && b.x0 < b.x1 && b.x1 <= page.width, "{line:?}");
+        assert!(0.0 <= b.y0 && b.y0 < b.y1 && b.y1 <= page.height, "{line:?}");
+    }
+    let marked: usize = doc.diagnostics.iter().map(|d| d.ocr_lines.len()).sum();
+    assert_eq!(marked, doc.lines.len());
+
+    // The same words sit where the original's text layer has them (PDF space, y up).
+    let original = parse_pdf(&invoice("AmazonWebServices.pdf")).unwrap();
+    for phrase in ["Amazon Web Services Invoice", "Total for this invoice"] {
+        let printed = original.lines.iter().find(|l| l.text.contains(phrase)).unwrap();
+        let read = doc
+            .lines
+            .iter()
+            .find(|l| l.text.contains(phrase))
+            .unwrap_or_else(|| panic!("OCR did not read {phrase:?}: {:#?}", doc.lines));
+        let ((px, py), (rx, ry)) = (centre(printed), centre(read));
+        assert!((py - ry).abs() < 6.0, "{phrase:?}: printed at y {py}, read at y {ry}");
+        // The OCR line may hold more of the row than the text layer's piece: its left edge.
+        assert!((printed.bbox.x0 - read.bbox.x0).abs() < 6.0, "{phrase:?}: x {} vs {}", printed.bbox.x0, read.bbox.x0);
+        assert!(rx > 0.0 && px > 0.0);
+    }
+    assert!(doc.lines.iter().any(|l| l.text.contains("$4.11")), "{:#?}", doc.lines);
+}
+
+#[test]
+fn pages_with_a_text_layer_are_never_read_by_ocr() {
+    let path = invoice("AmazonWebServices.pdf");
+    let with = parse_with(&path, OcrOptions::default());
+    let without = parse_with(&path, OcrOptions::disabled());
+    assert_eq!(with, without);
+    assert!(with.lines.iter().all(|l| with.line_source(l.line_id) == LineSource::TextLayer));
+}
+
+#[test]
+fn without_tesseract_one_diagnostic_says_so_and_the_parse_goes_on() {
+    let doc = parse_with(&scanned(), OcrOptions::default().with_tesseract("/nonexistent/tesseract"));
+    assert!(doc.lines.is_empty());
+    let notes: Vec<&str> =
+        doc.diagnostics.iter().map(|d| d.message.as_str()).filter(|m| m.contains("tesseract")).collect();
+    assert_eq!(notes.len(), 1, "{:#?}", doc.diagnostics);
+    assert!(notes[0].contains("OCR unavailable") && notes[0].contains("aws_invoice_scanned.pdf"), "{}", notes[0]);
+}
+
+#[test]
+fn the_page_limit_leaves_pages_unread_with_a_diagnostic() {
+    let doc = parse_with(&scanned(), OcrOptions::default().with_max_pages(0));
+    assert!(doc.lines.is_empty());
+    assert!(
+        doc.diagnostics.iter().any(|d| d.message.contains("OCR limited to 0 page(s)") && d.page == Some(1)),
+        "{:#?}",
+        doc.diagnostics
+    );
+}
