@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use docintel::{AskOptions, Config, EXIT_BAD_INPUT, Engine, LlmFlags};
 use docintel_kb::KbError;
 
-use crate::{checked_question, escape_controls, progress_bar, render_answer};
+use crate::{checked_question, escape_controls, render_answer, with_progress};
 
 #[derive(Subcommand)]
 pub(crate) enum KbCommand {
@@ -117,17 +117,7 @@ fn add(args: KbAddArgs) -> anyhow::Result<()> {
     let threads = args
         .threads
         .map_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get), |n| n as usize);
-    let bar = progress_bar();
-    let report = docintel_kb::add(&args.kb, &args.paths, threads, &mut |done, total, path| {
-        if let Some(bar) = &bar {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-        }
-    })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let report = with_progress(|tick| docintel_kb::add(&args.kb, &args.paths, threads, tick))?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &report)?;

@@ -445,17 +445,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
 /// interactive terminal (never when stdout is piped or under `--json` in a
 /// pipe).
 fn load_corpus(dir: &Path, options: &AskOptions) -> anyhow::Result<docintel::Corpus> {
-    let bar = progress_bar();
-    let corpus = docintel::load_corpus(dir, options, |done, total, path| {
-        if let Some(bar) = &bar {
-            bar.set_length(total as u64);
-            bar.set_position(done as u64);
-            bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-        }
-    })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
+    let corpus = with_progress(|tick| docintel::load_corpus(dir, options, tick))?;
     for line in &corpus.unreadable {
         tracing::warn!("skipped: {line}");
     }
@@ -480,6 +470,24 @@ fn spinner(message: String) -> Option<indicatif::ProgressBar> {
 }
 
 /// A progress bar on stderr when both stdout and stderr are terminals.
+/// Runs `work` with a progress callback (files done, files in all, the
+/// file) that drives [`progress_bar`], cleared when the work ends.
+pub(crate) fn with_progress<T>(work: impl FnOnce(&mut dyn FnMut(usize, usize, &Path)) -> T) -> T {
+    let bar = progress_bar();
+    let mut tick = |done: usize, total: usize, path: &Path| {
+        if let Some(bar) = &bar {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        }
+    };
+    let out = work(&mut tick);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    out
+}
+
 fn progress_bar() -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {

@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::{Ctx, RankingState};
 use crate::error::RetrieveError;
-use crate::matching::{Candidate, PreparedKeyword};
+use crate::matching::{Candidate, PreparedKeyword, overlaps};
 use crate::search::Searcher;
 
 /// Runs the check on the candidates shown and, when it fails, the second
@@ -103,12 +103,6 @@ impl CoverageCheck {
     }
 }
 
-fn overlaps(a: &Candidate, b: &Candidate) -> bool {
-    a.passage.page == b.passage.page
-        && a.passage.line_start <= b.passage.line_end
-        && b.passage.line_start <= a.passage.line_end
-}
-
 /// The one extra search: the best passage for each missing term, and the best
 /// passage carrying the missing kind of value, not already shown.
 fn second_pass(
@@ -120,7 +114,8 @@ fn second_pass(
     shown: &[Candidate],
 ) -> Vec<Candidate> {
     let mut added: Vec<Candidate> = Vec::new();
-    let is_new = |c: &Candidate, added: &[Candidate]| !shown.iter().chain(added).any(|s| overlaps(s, c));
+    let is_new =
+        |c: &Candidate, added: &[Candidate]| !shown.iter().chain(added).any(|s| overlaps(&s.passage, &c.passage));
     let kind_re = kind.map(|(_, re)| re);
     if !check.missing_terms.is_empty() {
         let missing: Vec<PreparedKeyword> =
@@ -144,7 +139,7 @@ fn second_pass(
         } else if let Some(nearest) = check
             .missing_kind
             .filter(|kind| SPARSE_KINDS.contains(kind))
-            .and_then(|_| nearest_kind_line(searcher.document, re, keywords))
+            .and_then(|_| nearest_kind_line(searcher, re, keywords))
         {
             // No line with a question word carries one ("Tel: 01983 873655"
             // for "the telephone no"): the one nearest a line that does.
@@ -170,16 +165,15 @@ const KIND_NEAR: u32 = 10;
 /// The line of the kind nearest a line carrying a question word on the same
 /// page (the first such pair in the document on a tie), as a passage of it
 /// and its neighbours.
-fn nearest_kind_line(document: &ParsedDocument, re: &Regex, keywords: &[PreparedKeyword]) -> Option<Candidate> {
+fn nearest_kind_line(searcher: &Searcher<'_>, re: &Regex, keywords: &[PreparedKeyword]) -> Option<Candidate> {
+    let document = searcher.document;
     let salient: Vec<&PreparedKeyword> = keywords.iter().filter(|k| k.salient && !k.is_regex()).collect();
     let worded: Vec<(u32, u32)> = document
         .lines
         .iter()
-        .filter(|l| {
-            let n = normalize(&l.text);
-            salient.iter().any(|k| k.matches(&n))
-        })
-        .map(|l| (l.page, l.line_id))
+        .zip(searcher.normalized)
+        .filter(|(_, n)| salient.iter().any(|k| k.matches(n)))
+        .map(|(l, _)| (l.page, l.line_id))
         .collect();
     let (_, line) = document
         .lines

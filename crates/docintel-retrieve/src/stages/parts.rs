@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::{Ctx, RankingState};
 use crate::error::RetrieveError;
-use crate::matching::{Candidate, PreparedKeyword, kind_pattern};
+use crate::matching::{Candidate, PreparedKeyword, kind_pattern, overlaps};
 
 pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, trace: &mut dyn TraceSink) -> Result<(), RetrieveError> {
     let question = ctx.question;
@@ -35,7 +35,7 @@ pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, trace: &mut dyn Trace
         let search = ctx.searcher.search(&own, scope, kind.as_ref().map(|(_, re)| re), None);
         let Some(best) = search.candidates.first() else { continue };
         let shown = &state.ranked[..top_k.min(state.ranked.len())];
-        let new = !shown.iter().chain(&added).any(|c| overlaps(c, best));
+        let new = !shown.iter().chain(&added).any(|c| overlaps(&c.passage, &best.passage));
         searched.push(json!({
             "part": part.question,
             "keywords": own.iter().map(|k| k.label.clone()).collect::<Vec<_>>(),
@@ -58,12 +58,6 @@ pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, trace: &mut dyn Trace
     state.notes.push(format!("{} part(s) of the compound question searched alone added a passage", added.len()));
     state.extra_shown = added;
     Ok(())
-}
-
-fn overlaps(a: &Candidate, b: &Candidate) -> bool {
-    a.passage.page == b.passage.page
-        && a.passage.line_start <= b.passage.line_end
-        && b.passage.line_start <= a.passage.line_end
 }
 
 #[cfg(test)]

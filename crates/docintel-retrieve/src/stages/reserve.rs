@@ -8,6 +8,7 @@ use docintel_schema::{Passage, TraceSink};
 
 use super::{Ctx, RankingState};
 use crate::error::RetrieveError;
+use crate::matching::overlaps;
 
 /// Cuts the ranking into the passages shown and the reserve.
 pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, _: &mut dyn TraceSink) -> Result<(), RetrieveError> {
@@ -15,9 +16,7 @@ pub(crate) fn run(state: &mut RankingState, ctx: &Ctx<'_>, _: &mut dyn TraceSink
     let mut passages: Vec<Passage> = std::mem::take(&mut state.ranked).into_iter().map(|c| c.passage).collect();
     let mut rest = passages.split_off(top_k.min(passages.len()));
     let extra: Vec<Passage> = state.extra_shown.drain(..).map(|c| c.passage).collect();
-    rest.retain(|r| {
-        !extra.iter().any(|e| e.page == r.page && e.line_start <= r.line_end && r.line_start <= e.line_end)
-    });
+    rest.retain(|r| !extra.iter().any(|e| overlaps(e, r)));
     passages.extend(extra);
     rest.extend(state.held_back.drain(..).map(|c| c.passage));
     let outside = std::mem::take(&mut state.outside);
