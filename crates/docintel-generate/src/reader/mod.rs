@@ -208,6 +208,12 @@ fn join_surnames(all: &mut [Candidate]) {
 /// Reads `passages` (view passages, retrieval order) for one asked question;
 /// a single answer is none of the values in `taken` (the values earlier
 /// parts of a compound question answered: two parts ask for two things).
+///
+/// A question whose wording types nothing ("which NIST SP…", "under which
+/// grant…") asks for a code when the passages print one right after its
+/// head noun ("SP 800-37", "grant IIS-00325657"): it is read for that code
+/// first ([`kinds::identifier::names_series`]), and for a passage of text
+/// when no code reaches the threshold.
 pub(crate) fn read(
     asked: &Asked,
     view: &ParsedDocument,
@@ -215,6 +221,21 @@ pub(crate) fn read(
     stats: &DocStats,
     taken: &[String],
 ) -> Reading {
+    if asked.kind == Kind::Text && asked.shape == AnswerShape::Single {
+        let rows: Vec<&str> =
+            passages.iter().flat_map(|p| view.line_range(p.line_start, p.line_end)).map(|l| l.text.as_str()).collect();
+        if kinds::identifier::names_series(&rows, &asked.focus) {
+            let coded = Asked { kind: Kind::Identifier, ..asked.clone() };
+            let reading = read_as(&coded, view, passages, stats, taken);
+            if !reading.chosen.is_empty() {
+                return reading;
+            }
+        }
+    }
+    read_as(asked, view, passages, stats, taken)
+}
+
+fn read_as(asked: &Asked, view: &ParsedDocument, passages: &[Passage], stats: &DocStats, taken: &[String]) -> Reading {
     let best_score = passages.iter().map(|p| p.score).fold(0.0, f64::max);
     let reader = PassageReader { asked, view, stats, order: day_month_order(view), best_score };
     let model = &*model::MODEL;

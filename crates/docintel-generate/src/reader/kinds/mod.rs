@@ -17,7 +17,7 @@ mod date;
 mod duration;
 mod email;
 mod iban;
-mod identifier;
+pub(crate) mod identifier;
 mod location;
 mod number;
 mod organisation;
@@ -312,7 +312,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Url => url::find(text, i),
         Kind::Phone => phone::find(text, i),
         Kind::Iban => iban::find(text, i),
-        Kind::Identifier => identifier::find(text, i),
+        Kind::Identifier => identifier::find(rows, i, ctx),
         Kind::Title => title::find(rows, i, ctx),
         Kind::Boolean => boolean::find(rows, i),
         Kind::Text => text::find(rows, i),
