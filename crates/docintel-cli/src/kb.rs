@@ -24,6 +24,29 @@ pub(crate) enum KbCommand {
     List(KbListArgs),
     /// Remove a document (its id, file name or source path).
     Remove(KbRemoveArgs),
+    /// Tenant keys for encrypted knowledge bases.
+    #[command(subcommand)]
+    Key(KbKeyCommand),
+}
+
+#[derive(Subcommand)]
+pub(crate) enum KbKeyCommand {
+    /// Write a new random key (32 bytes from the operating system) to FILE,
+    /// readable by its owner only; an existing file is never overwritten.
+    New {
+        /// The key file to create.
+        file: PathBuf,
+    },
+}
+
+/// The environment variable naming the key file when `--key-file` is not given.
+const KEY_FILE_ENV: &str = "DOCINTEL_KB_KEY_FILE";
+
+/// The tenant's key: `--key-file`, else `DOCINTEL_KB_KEY_FILE`, else none.
+fn key(key_file: Option<&PathBuf>) -> Result<Option<docintel_kb::KbKey>, KbError> {
+    let path =
+        key_file.cloned().or_else(|| std::env::var_os(KEY_FILE_ENV).filter(|v| !v.is_empty()).map(PathBuf::from));
+    path.map(|p| docintel_kb::KbKey::from_file(&p)).transpose()
 }
 
 #[derive(Args)]
@@ -38,6 +61,11 @@ pub(crate) struct KbAddArgs {
     /// Print exactly one JSON object on stdout.
     #[arg(long)]
     json: bool,
+    /// The tenant's key (32 bytes, or 64 hex digits; `docintel kb key new
+    /// FILE`): a new knowledge base is encrypted with it, an encrypted one
+    /// needs it (default: $DOCINTEL_KB_KEY_FILE).
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -65,6 +93,9 @@ pub(crate) struct KbAskArgs {
     /// Write no audit trail.
     #[arg(long)]
     no_trace: bool,
+    /// The key of an encrypted knowledge base (default: $DOCINTEL_KB_KEY_FILE).
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -110,14 +141,37 @@ pub(crate) fn run(command: KbCommand) -> anyhow::Result<()> {
         KbCommand::Ask(args) => ask(args),
         KbCommand::List(args) => list(args),
         KbCommand::Remove(args) => remove(args),
+        KbCommand::Key(KbKeyCommand::New { file }) => new_key(&file),
     }
+}
+
+fn new_key(file: &std::path::Path) -> anyhow::Result<()> {
+    let bytes = docintel_kb::KbKey::generate_bytes()?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let not_written = |e: std::io::Error| KbError::KeyFile {
+        path: file.display().to_string(),
+        reason: format!("cannot create (an existing file is never overwritten): {e}"),
+    };
+    let mut out = options.open(file).map_err(not_written)?;
+    out.write_all(&bytes).map_err(not_written)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "wrote a new {}-byte key to {} (keep it apart from the knowledge base: lost, the knowledge base cannot be read)",
+        docintel_kb::KEY_BYTES,
+        file.display()
+    )?;
+    Ok(())
 }
 
 fn add(args: KbAddArgs) -> anyhow::Result<()> {
     let threads = args
         .threads
         .map_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get), |n| n as usize);
-    let report = with_progress(|tick| docintel_kb::add(&args.kb, &args.paths, threads, tick))?;
+    let key = key(args.key_file.as_ref())?;
+    let report = with_progress(|tick| docintel_kb::add_keyed(&args.kb, &args.paths, threads, key.as_ref(), tick))?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &report)?;
@@ -152,8 +206,9 @@ fn ask(args: KbAskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
     options.generator = config.generator(LlmFlags { base_url: None, model: None, offline: args.offline })?;
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
+    let key = key(args.key_file.as_ref())?;
     let engine = Engine::new(&options)?;
-    let answer = docintel_kb::ask(&args.kb, &engine, &question, &options, args.candidates)?;
+    let answer = docintel_kb::ask_keyed(&args.kb, &engine, &question, &options, args.candidates, key.as_ref())?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &answer)?;
@@ -188,6 +243,9 @@ fn list(args: KbListArgs) -> anyhow::Result<()> {
         text.push_str(&format!("failed: {}\n", f.error));
     }
     text.push_str(&format!("{} document(s), {} failed file(s)\n", manifest.documents.len(), manifest.failures.len()));
+    if let Some(encryption) = &manifest.encryption {
+        text.push_str(&format!("encrypted ({}): line and chunk text sealed per tenant key\n", encryption.aead));
+    }
     write!(stdout, "{}", escape_controls(&text))?;
     Ok(())
 }

@@ -22,8 +22,9 @@ Exit codes:
   2  usage error (bad arguments, --highlight on a non-PDF input)
   3  bad input (missing file, not a PDF, encrypted, unreadable, not a trace folder,
      a trace of an older format for replay; for kb: not a knowledge base, one of
-     another format (re-index with `kb add KB`), an unknown document, or a file
-     `kb add` could not ingest, the others being added)
+     another format (re-index with `kb add KB`), an unknown document, a missing,
+     bad or wrong key of an encrypted one, or a file `kb add` could not ingest,
+     the others being added)
 
 Logging: RUST_LOG (e.g. RUST_LOG=debug or RUST_LOG=docintel=info) filters the
 logs, which always go to stderr; stdout carries only the requested output.";

@@ -11,6 +11,7 @@ fn docintel(args: &[&str]) -> Output {
         .args(args)
         .env_remove("DOCINTEL_LLM_BASE_URL")
         .env_remove("OPENAI_API_KEY")
+        .env_remove("DOCINTEL_KB_KEY_FILE")
         .output()
         .expect("the binary runs")
 }
@@ -66,4 +67,34 @@ fn kb_add_ask_list_remove_from_the_command_line() {
     let out = docintel(&["kb", "ask", nowhere.to_str().unwrap(), "What is the total?"]);
     assert_eq!(out.status.code(), Some(3), "not a knowledge base: {out:?}");
     assert_eq!(docintel(&["kb", "ask", kb, "  "]).status.code(), Some(2), "an empty question is usage");
+}
+
+#[test]
+fn an_encrypted_kb_from_the_command_line_key_new_add_ask_and_a_wrong_key_exits_3() {
+    let dir = temp_dir("cli-kb-key");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (kb, key, other) = (path("kb"), path("tenant.key"), path("other.key"));
+    assert!(docintel(&["kb", "key", "new", &key]).status.success());
+    assert_eq!(std::fs::metadata(&key).unwrap().len(), 32);
+    assert_eq!(docintel(&["kb", "key", "new", &key]).status.code(), Some(3), "never overwritten");
+    assert!(docintel(&["kb", "key", "new", &other]).status.success());
+    let aws = invoice("AmazonWebServices.pdf");
+    let out = docintel(&["kb", "add", &kb, aws.to_str().unwrap(), "--key-file", &key]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout(&docintel(&["kb", "list", &kb])).contains("encrypted (XChaCha20-Poly1305)"));
+    let question = "What is the total amount?";
+    let out = docintel(&["kb", "ask", &kb, question, "--no-trace", "--key-file", &key]);
+    assert!(stdout(&out).contains("4.11 USD"), "{}", stdout(&out));
+    let out = Command::new(env!("CARGO_BIN_EXE_docintel"))
+        .args(["kb", "ask", &kb, question, "--no-trace"])
+        .env("DOCINTEL_KB_KEY_FILE", &key)
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("4.11 USD"), "the key from the environment");
+    let out = docintel(&["kb", "ask", &kb, question, "--no-trace", "--key-file", &other]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrong key"));
+    let out = docintel(&["kb", "ask", &kb, question, "--no-trace"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("encrypted"));
 }

@@ -16,6 +16,8 @@ use serde::Serialize;
 use crate::error::KbError;
 use crate::index::FullText;
 use crate::manifest::{self, Manifest};
+use crate::questions::{self, QuestionRow};
+use crate::seal::KbKey;
 use crate::store;
 
 /// Documents opened per question by default.
@@ -86,19 +88,42 @@ pub fn ask(
     options: &AskOptions,
     candidates: usize,
 ) -> Result<KbAnswer, KbError> {
+    ask_keyed(kb, engine, question, options, candidates, None)
+}
+
+/// [`ask`] with the tenant's key of an encrypted knowledge base (checked
+/// against the manifest before anything is read: [`KbError::KeyRequired`],
+/// [`KbError::WrongKey`]); only the candidate documents are decrypted. A key
+/// given to a knowledge base that is not encrypted is not needed. The
+/// question is appended to the question table (`questions`).
+pub fn ask_keyed(
+    kb: &Path,
+    engine: &Engine,
+    question: &str,
+    options: &AskOptions,
+    candidates: usize,
+    key: Option<&KbKey>,
+) -> Result<KbAnswer, KbError> {
+    let asked = Instant::now();
     let manifest = manifest::load(kb)?;
+    let key = manifest.reading_key(kb, key)?;
     if manifest.documents.is_empty() {
         return Err(KbError::Empty { dir: kb.display().to_string() });
     }
     let started = Instant::now();
-    let hits = search(kb, engine, &manifest, question, candidates.max(1))?;
+    let parsed = engine
+        .question_parser()
+        .parse(question, &neutral_profile())
+        .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
+    let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
+    let hits = search(kb, &manifest, &keywords, candidates.max(1))?;
     let search_ms = started.elapsed().as_millis() as u64;
 
     let started = Instant::now();
     let mut corpus = Corpus { folder: kb.to_owned(), ..Corpus::default() };
     for hit in &hits {
         let entry = manifest.document(&hit.id).expect("hits are filtered to the manifest");
-        corpus.documents.push((PathBuf::from(&entry.source), store::read_document(kb, &entry.id)?));
+        corpus.documents.push((PathBuf::from(&entry.source), store::read_document(kb, &entry.id, key)?));
     }
     let load_ms = started.elapsed().as_millis() as u64;
 
@@ -139,6 +164,31 @@ pub fn ask(
         search_ms,
         load_ms,
     };
+    let (time, unix_ms) = questions::now();
+    let feedback = &output.answer.feedback;
+    let row = QuestionRow {
+        time,
+        unix_ms,
+        question: Some(question.to_owned()),
+        answer_shape: serde_json::to_value(parsed.answer_shape)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        answer_type: parsed.answer_type.clone(),
+        keywords: Some(keywords.into_iter().map(|(k, _)| k).collect()),
+        sealed: None,
+        candidates: kb_meta.candidates.iter().map(|c| c.id.clone()).collect(),
+        document_id: kb_meta.document_id.clone(),
+        document_name: kb_meta.document_name.clone(),
+        outcome: if feedback.answer_found { "answered" } else { "not_found" }.into(),
+        confidence: feedback.confidence,
+        citations_verified: output.citations_verified,
+        ms: asked.elapsed().as_millis() as u64,
+    };
+    // The answer stands even when the table cannot be written (a read-only copy).
+    if let Err(error) = questions::append(kb, row, key) {
+        tracing::warn!("question table not written: {error}");
+    }
     Ok(KbAnswer { output, kb: kb_meta })
 }
 
@@ -149,21 +199,15 @@ pub fn ask(
 /// question asks that the documents lack.
 fn search(
     kb: &Path,
-    engine: &Engine,
     manifest: &Manifest,
-    question: &str,
+    keywords: &[(String, f32)],
     limit: usize,
 ) -> Result<Vec<crate::index::Hit>, KbError> {
-    let parsed = engine
-        .question_parser()
-        .parse(question, &neutral_profile())
-        .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
-    let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
     tracing::debug!("index search keywords: {keywords:?}");
     let text = FullText::open(kb, false)?;
     // Asked for more than needed: hits outside the manifest are dropped.
     let mut hits: Vec<_> =
-        text.search(&keywords, limit + 4)?.into_iter().filter(|hit| manifest.document(&hit.id).is_some()).collect();
+        text.search(keywords, limit + 4)?.into_iter().filter(|hit| manifest.document(&hit.id).is_some()).collect();
     hits.truncate(limit);
     if hits.is_empty() {
         hits.push(crate::index::Hit { id: manifest.documents[0].id.clone(), score: 0.0 });

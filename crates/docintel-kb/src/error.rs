@@ -67,6 +67,37 @@ pub enum KbError {
         /// The folder.
         dir: String,
     },
+    /// A key file that cannot be read or is not a key.
+    #[error("{path}: not a knowledge-base key: {reason}")]
+    KeyFile {
+        /// The key file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The knowledge base is encrypted and no key was given.
+    #[error("{dir}: the knowledge base is encrypted: give its key with --key-file FILE or DOCINTEL_KB_KEY_FILE")]
+    KeyRequired {
+        /// The folder.
+        dir: String,
+    },
+    /// The key given is not the knowledge base's (checked before anything is read).
+    #[error("{dir}: wrong key: this knowledge base was encrypted with another key")]
+    WrongKey {
+        /// The folder.
+        dir: String,
+    },
+    /// `kb add` with a key into a knowledge base created without one.
+    #[error(
+        "{dir}: the knowledge base is not encrypted (created without a key); add to it without --key-file, or create a new one with the key"
+    )]
+    NotEncrypted {
+        /// The folder.
+        dir: String,
+    },
+    /// Encryption itself failed (no random bytes from the system).
+    #[error("encryption failed: {0}")]
+    Sealing(String),
     /// The question's pipeline failed.
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
@@ -74,7 +105,8 @@ pub enum KbError {
 
 impl KbError {
     /// The process exit code (README): 3 bad input (not a knowledge base, of
-    /// another format, damaged, empty, an unknown document), 1 the rest; a
+    /// another format, damaged, empty, an unknown document, a missing, bad or
+    /// wrong key), 1 the rest; a
     /// pipeline error keeps its own.
     pub fn exit_code(&self) -> u8 {
         match self {
@@ -82,8 +114,12 @@ impl KbError {
             | KbError::Stale { .. }
             | KbError::Corrupt { .. }
             | KbError::UnknownDocument(_)
-            | KbError::Empty { .. } => EXIT_BAD_INPUT,
-            KbError::Io { .. } | KbError::Busy { .. } | KbError::Index { .. } => EXIT_FAILURE,
+            | KbError::Empty { .. }
+            | KbError::KeyFile { .. }
+            | KbError::KeyRequired { .. }
+            | KbError::WrongKey { .. }
+            | KbError::NotEncrypted { .. } => EXIT_BAD_INPUT,
+            KbError::Io { .. } | KbError::Busy { .. } | KbError::Index { .. } | KbError::Sealing(_) => EXIT_FAILURE,
             KbError::Pipeline(error) => error.exit_code(),
         }
     }

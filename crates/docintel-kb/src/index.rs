@@ -5,13 +5,18 @@
 //! lock file refuses a second writer) and become visible at `commit`; a
 //! reader sees the last commit, so `kb ask` during `kb add` is safe and a
 //! killed `kb add` leaves the last commit.
+//!
+//! In an encrypted knowledge base the body is indexed without positions
+//! (terms and their frequencies only), so the index cannot give back the
+//! text's word order; a keyword of several words then asks for all its words
+//! in the body instead of the phrase.
 
 use std::path::{Path, PathBuf};
 
 use docintel::schema::ParsedDocument;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, TEXT, Value};
+use tantivy::schema::{Field, IndexRecordOption, STORED, STRING, Schema, TEXT, TextFieldIndexing, TextOptions, Value};
 use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
 
 use crate::error::{KbError, io_error};
@@ -38,11 +43,19 @@ struct Fields {
     body: Field,
 }
 
-fn schema() -> (Schema, Fields) {
+/// The schema; `positions` false for an encrypted knowledge base (the body's
+/// terms and frequencies only).
+fn schema(positions: bool) -> (Schema, Fields) {
     let mut builder = Schema::builder();
     let id = builder.add_text_field("id", STRING | STORED);
     let name = builder.add_text_field("name", TEXT);
-    let body = builder.add_text_field("body", TEXT);
+    let body = if positions {
+        builder.add_text_field("body", TEXT)
+    } else {
+        let indexing =
+            TextFieldIndexing::default().set_tokenizer("default").set_index_option(IndexRecordOption::WithFreqs);
+        builder.add_text_field("body", TextOptions::default().set_indexing_options(indexing))
+    };
     (builder.build(), Fields { id, name, body })
 }
 
@@ -51,6 +64,8 @@ pub(crate) struct FullText {
     index: Index,
     fields: Fields,
     dir: PathBuf,
+    /// Whether the body has positions (phrases); not in an encrypted knowledge base.
+    positions: bool,
 }
 
 /// A search hit: the document id and its BM25 score.
@@ -61,22 +76,29 @@ pub(crate) struct Hit {
 }
 
 impl FullText {
-    /// Opens `<kb>/index`, creating an empty index when `create` and there is none.
+    /// Opens `<kb>/index`, creating an empty index when `create` and there
+    /// is none (with positions: not encrypted).
     pub(crate) fn open(kb: &Path, create: bool) -> Result<FullText, KbError> {
+        FullText::open_with(kb, create, true)
+    }
+
+    /// [`FullText::open`]; a new index has body positions when `positions`,
+    /// an existing one keeps its own.
+    pub(crate) fn open_with(kb: &Path, create: bool, positions: bool) -> Result<FullText, KbError> {
         let dir = kb.join(INDEX);
-        let (schema, fields) = schema();
-        let exists = dir.join("meta.json").is_file();
-        let index = if exists {
+        let index = if dir.join("meta.json").is_file() {
             Index::open_in_dir(&dir)
         } else if create {
             std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-            Index::create_in_dir(&dir, schema.clone())
+            Index::create_in_dir(&dir, schema(positions).0)
         } else {
             return Err(KbError::Corrupt { path: dir.display().to_string(), reason: "no full-text index".into() });
         }
         .map_err(index_error(&dir))?;
         // The fields as the index on disk numbers them (the same names, or not ours).
         let on_disk = index.schema();
+        let positions = body_positions(&on_disk).unwrap_or(positions);
+        let (schema, fields) = schema(positions);
         let same = schema
             .fields()
             .all(|(_, entry)| on_disk.get_field(entry.name()).ok() == schema.get_field(entry.name()).ok())
@@ -87,7 +109,7 @@ impl FullText {
                 reason: "a full-text index of another layout (remove the folder and add the files again)".into(),
             });
         }
-        Ok(FullText { index, fields, dir })
+        Ok(FullText { index, fields, dir, positions })
     }
 
     /// The writer (one at a time per knowledge base: [`KbError::Busy`] otherwise).
@@ -106,14 +128,15 @@ impl FullText {
         let mut fields = Vec::new();
         for (name, boost) in FIELD_BOOSTS {
             let field = self.index.schema().get_field(name).map_err(&error)?;
-            fields.push((field, boost, self.index.tokenizer_for_field(field).map_err(&error)?));
+            let phrases = self.positions || field != self.fields.body;
+            fields.push((field, boost, phrases, self.index.tokenizer_for_field(field).map_err(&error)?));
         }
         // One clause per keyword: its best field counts (a phrase in the
         // file name and in the body is one match, not two).
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (keyword, weight) in keywords {
             let mut disjuncts: Vec<Box<dyn Query>> = Vec::new();
-            for (field, boost, analyzer) in &mut fields {
+            for (field, boost, phrases, analyzer) in &mut fields {
                 let mut terms = Vec::new();
                 let mut stream = analyzer.token_stream(keyword);
                 while stream.advance() {
@@ -122,7 +145,15 @@ impl FullText {
                 let query: Box<dyn Query> = match terms.len() {
                     0 => continue,
                     1 => Box::new(TermQuery::new(terms.remove(0), IndexRecordOption::WithFreqs)),
-                    _ => Box::new(PhraseQuery::new(terms)),
+                    _ if *phrases => Box::new(PhraseQuery::new(terms)),
+                    _ => Box::new(BooleanQuery::new(
+                        terms
+                            .into_iter()
+                            .map(|t| -> (Occur, Box<dyn Query>) {
+                                (Occur::Must, Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs)))
+                            })
+                            .collect(),
+                    )),
                 };
                 disjuncts.push(Box::new(BoostQuery::new(query, *boost)));
             }
@@ -209,6 +240,17 @@ impl Writer<'_> {
     }
 }
 
+/// Whether the index of `schema` has body positions.
+fn body_positions(schema: &Schema) -> Option<bool> {
+    let body = schema.get_field("body").ok()?;
+    match schema.get_field_entry(body).field_type() {
+        tantivy::schema::FieldType::Str(options) => {
+            Some(options.get_indexing_options()?.index_option() == IndexRecordOption::WithFreqsAndPositions)
+        }
+        _ => None,
+    }
+}
+
 fn index_error(dir: &Path) -> impl Fn(TantivyError) -> KbError + '_ {
     move |source| KbError::Index { dir: dir.display().to_string(), source }
 }
@@ -233,5 +275,19 @@ mod tests {
         writer.finish().unwrap();
         assert!(text.ids().unwrap().is_empty());
         assert!(text.writer().is_ok(), "the lock is released");
+    }
+
+    #[test]
+    fn without_positions_a_phrase_asks_for_all_its_words() {
+        let kb = docintel_test_support::temp_dir("kb-index-nopos");
+        let text = FullText::open_with(kb.path(), true, false).unwrap();
+        let document = docintel::parse_file(&docintel_test_support::invoice("saeco.pdf")).unwrap();
+        let mut writer = text.writer().unwrap();
+        writer.add("saeco-1", "saeco.pdf", &document).unwrap();
+        writer.finish().unwrap();
+        let reopened = FullText::open(kb.path(), false).unwrap();
+        assert!(!reopened.positions, "the layout on disk wins");
+        let phrase = [("saeco invoice".to_owned(), 1.0)];
+        assert_eq!(reopened.search(&phrase, 3).unwrap()[0].id, "saeco-1");
     }
 }

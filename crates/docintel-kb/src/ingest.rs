@@ -17,6 +17,7 @@ use docintel::{PARSER_BUILD, ParseOptions};
 use crate::error::{KbError, io_error};
 use crate::index::{FullText, INDEX, Writer};
 use crate::manifest::{self, DocEntry, Failure, Manifest};
+use crate::seal::{KbKey, KeyCheck};
 use crate::store::{self, DOCS};
 
 /// Documents indexed between two commits.
@@ -54,13 +55,39 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &Path);
 /// knowledge base of another format is re-indexed first from the sources its
 /// manifest records. `threads` parse in parallel (at least one).
 pub fn add(kb: &Path, inputs: &[PathBuf], threads: usize, progress: Progress<'_>) -> Result<AddReport, KbError> {
+    add_keyed(kb, inputs, threads, None, progress)
+}
+
+/// [`add`] with a tenant's key: a knowledge base created with a key is
+/// encrypted (`store`, `seal`) and every later `kb add` needs the same key
+/// ([`KbError::KeyRequired`], [`KbError::WrongKey`], checked before anything
+/// is written); a key given to a knowledge base created without one is
+/// [`KbError::NotEncrypted`].
+pub fn add_keyed(
+    kb: &Path,
+    inputs: &[PathBuf],
+    threads: usize,
+    key: Option<&KbKey>,
+    progress: Progress<'_>,
+) -> Result<AddReport, KbError> {
     let started = Instant::now();
     std::fs::create_dir_all(kb).map_err(io_error(kb))?;
     let mut report = AddReport::default();
     let mut inputs = inputs.to_vec();
     let mut manifest = match manifest::load_any(kb) {
-        Ok(old) if old.check_format().is_ok() => old,
+        Ok(old) if old.check_format().is_ok() => {
+            if old.reading_key(kb, key)?.is_none() && key.is_some() {
+                return Err(KbError::NotEncrypted { dir: kb.display().to_string() });
+            }
+            old
+        }
         Ok(old) => {
+            // The new format keeps the old one's encryption (and needs its key).
+            if old.encryption.is_some() {
+                old.reading_key(kb, key)?;
+            } else if key.is_some() {
+                return Err(KbError::NotEncrypted { dir: kb.display().to_string() });
+            }
             // Another format: nothing stored is read; the recorded sources are parsed again.
             tracing::warn!("{}: of another format ({}): re-indexing", kb.display(), old.format_version);
             report.reindexed = true;
@@ -76,14 +103,19 @@ pub fn add(kb: &Path, inputs: &[PathBuf], threads: usize, progress: Progress<'_>
         Err(KbError::NotAKb { .. }) => Manifest::new(),
         Err(error) => return Err(error),
     };
-    let text = FullText::open(kb, true)?;
+    if manifest.encryption.is_none()
+        && let Some(key) = key
+    {
+        manifest.encryption = Some(KeyCheck::new(key)?);
+    }
+    let text = FullText::open_with(kb, true, key.is_none())?;
     let mut writer = text.writer()?;
     // An empty knowledge base is still one: the manifest exists from here on.
     manifest::save(kb, &manifest)?;
 
     let mut pending: Vec<Pending> = Vec::new();
     for file in expand(&inputs, &mut report) {
-        match classify(kb, &manifest, &file) {
+        match classify(kb, &manifest, &file, key.is_some()) {
             Ok(Classified::Stored(id)) => report.skipped.push(id),
             Ok(Classified::New(p)) if !pending.iter().any(|q| q.id == p.id) => pending.push(p),
             Ok(Classified::New(_)) => {}
@@ -101,7 +133,7 @@ pub fn add(kb: &Path, inputs: &[PathBuf], threads: usize, progress: Progress<'_>
                 return Ok(());
             }
         };
-        let entry = store_one(kb, &mut writer, p, &document)?;
+        let entry = store_one(kb, &mut writer, p, &document, key)?;
         // An earlier version of the same file (other bytes) leaves the index in this commit.
         for old in manifest.documents.iter().filter(|d| d.source == entry.source && d.id != entry.id) {
             writer.delete(&old.id);
@@ -161,15 +193,16 @@ enum Classified {
 }
 
 /// Whether `file` is stored already, or why it cannot be read.
-fn classify(kb: &Path, manifest: &Manifest, file: &Path) -> Result<Classified, Failure> {
+fn classify(kb: &Path, manifest: &Manifest, file: &Path, sealed: bool) -> Result<Classified, Failure> {
     let bytes = std::fs::read(file).map_err(|e| Failure {
         source: file.display().to_string(),
         error: format!("{}: cannot read: {e}", file.display()),
     })?;
     let sha256 = docintel::content_hash(&bytes);
     let id = docintel::document_folder(Path::new(""), file, &bytes).display().to_string();
-    let stored =
-        manifest.document(&id).is_some_and(|entry| entry.parser_build == PARSER_BUILD && store::has_document(kb, &id));
+    let stored = manifest
+        .document(&id)
+        .is_some_and(|entry| entry.parser_build == PARSER_BUILD && store::has_document(kb, &id, sealed));
     Ok(if stored { Classified::Stored(id) } else { Classified::New(Pending { path: file.to_owned(), id, sha256 }) })
 }
 
@@ -227,9 +260,16 @@ fn parse_one(path: &Path) -> Parsed {
     }
 }
 
-/// Stores and indexes one parsed document; its manifest entry.
-fn store_one(kb: &Path, writer: &mut Writer<'_>, p: &Pending, document: &ParsedDocument) -> Result<DocEntry, KbError> {
-    store::write_document(kb, &p.id, &p.sha256, document)?;
+/// Stores and indexes one parsed document; its manifest entry (without the
+/// summary, document text, when encrypted).
+fn store_one(
+    kb: &Path,
+    writer: &mut Writer<'_>,
+    p: &Pending,
+    document: &ParsedDocument,
+    key: Option<&KbKey>,
+) -> Result<DocEntry, KbError> {
+    store::write_document(kb, &p.id, &p.sha256, document, key)?;
     let name = p.path.file_name().map_or_else(|| p.path.display().to_string(), |n| n.to_string_lossy().into_owned());
     writer.add(&p.id, &name, document)?;
     Ok(DocEntry {
@@ -240,6 +280,6 @@ fn store_one(kb: &Path, writer: &mut Writer<'_>, p: &Pending, document: &ParsedD
         parser_build: PARSER_BUILD.to_owned(),
         pages: document.profile.n_pages.unwrap_or(0),
         lines: document.lines.len() as u32,
-        summary: document.profile.summary.clone(),
+        summary: if key.is_some() { None } else { document.profile.summary.clone() },
     })
 }

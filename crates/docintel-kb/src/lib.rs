@@ -6,7 +6,9 @@
 //! KB/manifest.json            format version, parsed-document layout, documents, failures
 //! KB/docs/<id>/document.json  the parsed document as the parser returned it
 //! KB/docs/<id>/*.parquet      its line, page, TOC and chunk tables (feature `parquet`)
+//! KB/docs/<id>/document.sealed  instead, encrypted (`--key-file`): see `seal`, `store`
 //! KB/index/                   the tantivy full-text index, one entry per document
+//! KB/questions.jsonl          the question table, one row per `kb ask`
 //! ```
 //!
 //! [`add`] parses each new file once (`ingest`); [`ask`] searches the index
@@ -24,7 +26,8 @@
 //! committed.
 //!
 //! Modules: `error` ([`KbError`]), `manifest`, `store` (the stored
-//! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]).
+//! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]),
+//! `seal` ([`KbKey`]: encryption at rest), `questions` (the question table).
 
 #![warn(missing_docs)]
 
@@ -33,14 +36,18 @@ mod error;
 mod index;
 mod ingest;
 mod manifest;
+mod questions;
+mod seal;
 mod store;
 
 use std::path::Path;
 
-pub use ask::{Candidate, Citation, DEFAULT_CANDIDATES, KbAnswer, KbMeta, ask};
+pub use ask::{Candidate, Citation, DEFAULT_CANDIDATES, KbAnswer, KbMeta, ask, ask_keyed};
 pub use error::KbError;
-pub use ingest::{AddReport, COMMIT_EVERY, Progress, add};
+pub use ingest::{AddReport, COMMIT_EVERY, Progress, add, add_keyed};
 pub use manifest::{DocEntry, Failure, KB_FORMAT_VERSION, MANIFEST, Manifest, document_schema};
+pub use questions::{QUESTIONS, QuestionRow, questions};
+pub use seal::{AEAD, KEY_BYTES, KbKey, KeyCheck};
 
 /// The knowledge base's manifest: its documents and the files that failed.
 pub fn list(kb: &Path) -> Result<Manifest, KbError> {

@@ -8,6 +8,7 @@ use docintel::schema::ParsedDocument;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{KbError, io_error};
+use crate::seal::{KbKey, KeyCheck};
 
 /// The layout of a knowledge base folder this build reads and writes; a
 /// manifest of another version is re-indexed by `kb add`, never read.
@@ -28,6 +29,10 @@ pub struct Manifest {
     pub documents: Vec<DocEntry>,
     /// The files that could not be ingested, the latest failure per file.
     pub failures: Vec<Failure>,
+    /// When the knowledge base is encrypted (`kb add --key-file`): the AEAD
+    /// and a known token sealed with the tenant's key, never the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encryption: Option<KeyCheck>,
 }
 
 /// One document of the knowledge base.
@@ -69,6 +74,7 @@ impl Manifest {
             document_schema: document_schema(),
             documents: Vec::new(),
             failures: Vec::new(),
+            encryption: None,
         }
     }
 
@@ -82,6 +88,16 @@ impl Manifest {
             return Err(format!("parsed-document layout {}", short(&self.document_schema)));
         }
         Ok(())
+    }
+
+    /// The key to read this knowledge base with: `None` when it is not
+    /// encrypted (a key given is then not needed); [`KbError::KeyRequired`]
+    /// or [`KbError::WrongKey`] before anything is read otherwise.
+    pub(crate) fn reading_key<'k>(&self, dir: &Path, key: Option<&'k KbKey>) -> Result<Option<&'k KbKey>, KbError> {
+        let Some(check) = &self.encryption else { return Ok(None) };
+        let dir = dir.display().to_string();
+        let key = key.ok_or_else(|| KbError::KeyRequired { dir: dir.clone() })?;
+        if check.accepts(key) { Ok(Some(key)) } else { Err(KbError::WrongKey { dir }) }
     }
 
     /// The document with this id.

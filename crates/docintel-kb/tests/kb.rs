@@ -219,3 +219,26 @@ fn questions_are_answered_while_a_kb_add_writes() {
     });
     assert_eq!(names(&kb).len(), 4);
 }
+
+#[test]
+fn every_kb_ask_appends_one_row_to_the_question_table() {
+    let dir = temp_dir("kb-questions");
+    let kb = dir.path().join("kb");
+    add(&kb, &[invoice("AmazonWebServices.pdf"), invoice("FlipkartInvoice.pdf")]);
+    assert!(docintel_kb::questions(&kb, None).unwrap().is_empty());
+    ask(&kb, AWS_TOTAL).unwrap();
+    ask(&kb, "What is the IBAN of the Antarctica office?").unwrap();
+    let rows = docintel_kb::questions(&kb, None).unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].question.as_deref(), Some(AWS_TOTAL));
+    assert_eq!(rows[0].answer_type, "amount");
+    assert!(rows[0].keywords.as_ref().is_some_and(|k| !k.is_empty()), "{:?}", rows[0]);
+    assert_eq!(rows[0].document_name, "AmazonWebServices.pdf");
+    assert_eq!((rows[0].outcome.as_str(), rows[0].citations_verified), ("answered", true));
+    assert!(rows[0].confidence > 0.5 && rows[0].time.ends_with('Z') && rows[0].unix_ms > 0);
+    assert_eq!(rows[1].outcome, "not_found", "{:?}", rows[1]);
+    // One JSON object per line: what duckdb's read_json_auto reads.
+    let text = std::fs::read_to_string(kb.join(docintel_kb::QUESTIONS)).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(text.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|v| v.is_object())));
+}
