@@ -24,6 +24,22 @@ pub(crate) enum KbCommand {
     List(KbListArgs),
     /// Remove a document (its id, file name or source path).
     Remove(KbRemoveArgs),
+    /// API keys of the knowledge base's tenant for `docintel serve`.
+    #[command(subcommand)]
+    Key(KbKeyCommand),
+}
+
+#[derive(Subcommand)]
+pub(crate) enum KbKeyCommand {
+    /// Make a new API key and print it (the only time it is shown); only its
+    /// SHA-256 is stored, in `KB/api-keys.json`.
+    Add(KbKeyAddArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct KbKeyAddArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
 }
 
 #[derive(Args)]
@@ -110,6 +126,7 @@ pub(crate) fn run(command: KbCommand) -> anyhow::Result<()> {
         KbCommand::Ask(args) => ask(args),
         KbCommand::List(args) => list(args),
         KbCommand::Remove(args) => remove(args),
+        KbCommand::Key(KbKeyCommand::Add(args)) => key_add(args),
     }
 }
 
@@ -195,5 +212,14 @@ fn list(args: KbListArgs) -> anyhow::Result<()> {
 fn remove(args: KbRemoveArgs) -> anyhow::Result<()> {
     let entry = docintel_kb::remove(&args.kb, &args.doc)?;
     writeln!(std::io::stdout().lock(), "removed {} ({})", entry.id, escape_controls(&entry.name))?;
+    Ok(())
+}
+
+fn key_add(args: KbKeyAddArgs) -> anyhow::Result<()> {
+    if !args.kb.join(docintel_kb::MANIFEST).is_file() {
+        return Err(KbError::NotAKb { dir: args.kb.display().to_string() }.into());
+    }
+    let key = docintel_serve::add_key(&args.kb)?;
+    writeln!(std::io::stdout().lock(), "{key}")?;
     Ok(())
 }

@@ -24,7 +24,8 @@
 //! committed.
 //!
 //! Modules: `error` ([`KbError`]), `manifest`, `store` (the stored
-//! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]).
+//! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]), `scoped` (one named document:
+//! [`stored_document`], [`ask_document`]).
 
 #![warn(missing_docs)]
 
@@ -33,6 +34,7 @@ mod error;
 mod index;
 mod ingest;
 mod manifest;
+mod scoped;
 mod store;
 
 use std::path::Path;
@@ -41,6 +43,7 @@ pub use ask::{Candidate, Citation, DEFAULT_CANDIDATES, KbAnswer, KbMeta, ask};
 pub use error::KbError;
 pub use ingest::{AddReport, COMMIT_EVERY, Progress, add};
 pub use manifest::{DocEntry, Failure, KB_FORMAT_VERSION, MANIFEST, Manifest, document_schema};
+pub use scoped::{ask_document, stored_document};
 
 /// The knowledge base's manifest: its documents and the files that failed.
 pub fn list(kb: &Path) -> Result<Manifest, KbError> {
