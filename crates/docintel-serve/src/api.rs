@@ -218,10 +218,11 @@ pub(crate) async fn ask(
             Some(id) => docintel_kb::ask_document(kb, &shared.engine, &question, &shared.options, id)?,
             None => docintel_kb::ask(kb, &shared.engine, &question, &shared.options, candidates)?,
         };
-        serde_json::to_value(&answer).map_err(|e| ApiError::internal(format!("the answer does not encode: {e}")))
+        // Encoded as the CLI encodes it (an f32 score stays `2.4715323`, not its f64 widening).
+        serde_json::to_vec(&answer).map_err(|e| ApiError::internal(format!("the answer does not encode: {e}")))
     })
     .await?;
-    Ok(Json(answer).into_response())
+    Ok(([(header::CONTENT_TYPE, "application/json")], answer).into_response())
 }
 
 /// The question, checked as the CLI checks it (400 `bad_question`).
