@@ -24,7 +24,8 @@ pub(crate) enum KbCommand {
     List(KbListArgs),
     /// Remove a document (its id, file name or source path).
     Remove(KbRemoveArgs),
-    /// Tenant keys for encrypted knowledge bases.
+    /// Keys: a tenant's encryption key file (`new`), an API key for
+    /// `docintel serve` (`add`).
     #[command(subcommand)]
     Key(KbKeyCommand),
 }
@@ -37,6 +38,15 @@ pub(crate) enum KbKeyCommand {
         /// The key file to create.
         file: PathBuf,
     },
+    /// Make a new API key and print it (the only time it is shown); only its
+    /// SHA-256 is stored, in `KB/api-keys.json`.
+    Add(KbKeyAddArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct KbKeyAddArgs {
+    /// The knowledge base folder.
+    kb: PathBuf,
 }
 
 /// The environment variable naming the key file when `--key-file` is not given.
@@ -142,6 +152,7 @@ pub(crate) fn run(command: KbCommand) -> anyhow::Result<()> {
         KbCommand::List(args) => list(args),
         KbCommand::Remove(args) => remove(args),
         KbCommand::Key(KbKeyCommand::New { file }) => new_key(&file),
+        KbCommand::Key(KbKeyCommand::Add(args)) => key_add(args),
     }
 }
 
@@ -253,5 +264,14 @@ fn list(args: KbListArgs) -> anyhow::Result<()> {
 fn remove(args: KbRemoveArgs) -> anyhow::Result<()> {
     let entry = docintel_kb::remove(&args.kb, &args.doc)?;
     writeln!(std::io::stdout().lock(), "removed {} ({})", entry.id, escape_controls(&entry.name))?;
+    Ok(())
+}
+
+fn key_add(args: KbKeyAddArgs) -> anyhow::Result<()> {
+    if !args.kb.join(docintel_kb::MANIFEST).is_file() {
+        return Err(KbError::NotAKb { dir: args.kb.display().to_string() }.into());
+    }
+    let key = docintel_serve::add_key(&args.kb)?;
+    writeln!(std::io::stdout().lock(), "{key}")?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use docintel::schema::{AskOutput, BBox, ChunkStrategy, DocumentFormat, ParsedDoc
 use docintel::{AskOptions, Config, EXIT_FAILURE, Engine, LlmFlags, PipelineError};
 
 mod kb;
+mod serve;
 
 const EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -53,6 +54,8 @@ enum Command {
     /// A knowledge base: ingest documents once, ask many questions.
     #[command(subcommand)]
     Kb(kb::KbCommand),
+    /// Serve knowledge bases over HTTP: a JSON API (`/v1/openapi.json`) and a web page.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Subcommand)]
@@ -228,6 +231,7 @@ fn main() -> ExitCode {
         Command::Trace(TraceCommand::Show(args)) => trace_show(args),
         Command::Trace(TraceCommand::Replay(args)) => trace_replay(args),
         Command::Kb(command) => kb::run(command),
+        Command::Serve(args) => serve::run(args),
     });
     let result = match outcome {
         Ok(result) => result,

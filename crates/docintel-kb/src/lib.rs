@@ -27,7 +27,8 @@
 //!
 //! Modules: `error` ([`KbError`]), `manifest`, `store` (the stored
 //! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]),
-//! `seal` ([`KbKey`]: encryption at rest), `questions` (the question table).
+//! `seal` ([`KbKey`]: encryption at rest), `questions` (the question table),
+//! `scoped` (one named document: [`stored_document`], [`ask_document`]).
 
 #![warn(missing_docs)]
 
@@ -37,6 +38,7 @@ mod index;
 mod ingest;
 mod manifest;
 mod questions;
+mod scoped;
 mod seal;
 mod store;
 
@@ -47,6 +49,7 @@ pub use error::KbError;
 pub use ingest::{AddReport, COMMIT_EVERY, Progress, add, add_keyed};
 pub use manifest::{DocEntry, Failure, KB_FORMAT_VERSION, MANIFEST, Manifest, document_schema};
 pub use questions::{QUESTIONS, QuestionRow, questions};
+pub use scoped::{ask_document, stored_document};
 pub use seal::{AEAD, KEY_BYTES, KbKey, KeyCheck};
 
 /// The knowledge base's manifest: its documents and the files that failed.

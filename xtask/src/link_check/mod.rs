@@ -36,6 +36,7 @@ const LINKED: &[&str] = &[
     "docintel-llm",
     "docintel",
     "docintel-kb",
+    "docintel-serve",
 ];
 
 /// Workspace libraries the scratch crate does not depend on directly.

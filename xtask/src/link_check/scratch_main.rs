@@ -139,6 +139,24 @@ fn check(invoice: &Path, scratch: &Path) {
     assert_eq!(answer.output.answer.items.first().map(|item| item.value.to_string()).as_deref(), Some(TOTAL));
     assert_eq!(answer.kb.citations.first().map(|c| c.document.as_str()), Some("AmazonWebServices.pdf"));
     println!("docintel-kb: kb ask answered {TOTAL} from the stored document {}", answer.kb.document_id);
+
+    // docintel-serve: the same knowledge base over HTTP on loopback, with a new key.
+    let key = docintel_serve::add_key(&kb).expect("docintel-serve makes a key");
+    let tenant = docintel_serve::TenantKb::load(kb.clone()).expect("docintel-serve reads the keys");
+    let state = docintel_serve::AppState::new(vec![tenant], options, docintel_serve::Limits::default())
+        .expect("docintel-serve builds its state");
+    let server = docintel_serve::start("127.0.0.1:0".parse().expect("an address"), state).expect("docintel-serve starts");
+    let body = format!("{{\"question\": \"{QUESTION}\"}}");
+    let request = format!(
+        "POST /v1/ask HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer {key}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(server.addr()).expect("a connection");
+    std::io::Write::write_all(&mut stream, request.as_bytes()).expect("the request is sent");
+    let mut reply = String::new();
+    std::io::Read::read_to_string(&mut stream, &mut reply).expect("a reply");
+    assert!(reply.starts_with("HTTP/1.1 200") && reply.contains("\"AmazonWebServices.pdf\""), "{reply}");
+    println!("docintel-serve: POST /v1/ask answered on {}", server.addr());
     println!("link-check: every crate linked from outside the workspace and answered");
 }
 

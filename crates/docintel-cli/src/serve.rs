@@ -1,0 +1,66 @@
+//! `docintel serve`: the knowledge bases over HTTP (the `docintel-serve`
+//! crate does the work); this file reads the arguments and starts it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use docintel::{AskOptions, Config, LlmFlags};
+use docintel_serve::{AppState, Limits, TenantKb};
+
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// A knowledge base folder, one per tenant (repeat for several tenants);
+    /// each needs an API key (`docintel kb key add KB`).
+    #[arg(long = "kb", value_name = "KB", required = true)]
+    kbs: Vec<PathBuf>,
+    /// The address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// The largest upload, MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    max_upload_mib: usize,
+    /// Pipeline jobs (ask, upload, page render) at once; one more is answered 429.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    max_concurrent: usize,
+    /// Seconds a request may take before it is answered 504.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    timeout: u64,
+    /// Retrieval: number of passages shown to the generator.
+    #[arg(long, default_value_t = 5)]
+    top_k: usize,
+    /// Answer offline with the extractive generator even when an endpoint is configured.
+    #[arg(long)]
+    offline: bool,
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let mut tenants = Vec::new();
+    for kb in &args.kbs {
+        let kb = std::path::absolute(kb).with_context(|| kb.display().to_string())?;
+        if tenants.iter().any(|t: &TenantKb| t.kb == kb) {
+            bail!("{}: given twice", kb.display());
+        }
+        let tenant = TenantKb::load(kb)?;
+        if tenant.key_hashes.is_empty() {
+            bail!("{}: no API key; make one with `docintel kb key add {}`", tenant.kb.display(), tenant.kb.display());
+        }
+        tenants.push(tenant);
+    }
+    let config = Config::from_env();
+    let mut options = AskOptions::new(args.top_k);
+    options.generator = config.generator(LlmFlags { base_url: None, model: None, offline: args.offline })?;
+    options.out_dir = None;
+    let limits = Limits {
+        max_upload_bytes: args.max_upload_mib.saturating_mul(1 << 20),
+        max_concurrent: args.max_concurrent.max(1),
+        request_timeout: Duration::from_secs(args.timeout.max(1)),
+    };
+    let n = tenants.len();
+    let server = docintel_serve::start(args.addr, AppState::new(tenants, options, limits)?)?;
+    eprintln!("docintel serve: http://{} ({n} tenant(s); Ctrl-C stops)", server.addr());
+    server.wait()?;
+    Ok(())
+}
