@@ -66,10 +66,29 @@ impl From<KbError> for ApiError {
             KbError::Empty { .. } | KbError::NotAKb { .. } => Self::new(StatusCode::CONFLICT, "empty_kb", message),
             KbError::Stale { .. } => Self::new(StatusCode::CONFLICT, "kb_stale", message),
             KbError::Busy { .. } => Self::new(StatusCode::SERVICE_UNAVAILABLE, "kb_busy", message),
+            // The server holds no tenant encryption key yet: an encrypted
+            // knowledge base is a configuration it cannot serve, not a bug.
+            KbError::KeyRequired { .. } | KbError::WrongKey { .. } | KbError::NotEncrypted { .. } => {
+                Self::new(StatusCode::CONFLICT, "key_required", message)
+            }
             KbError::Pipeline(pipeline) if pipeline.exit_code() == docintel::EXIT_BAD_INPUT => {
                 Self::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_input", message)
             }
             _ => Self::internal(message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::StatusCode;
+    use docintel_kb::KbError;
+
+    use super::ApiError;
+
+    #[test]
+    fn an_encrypted_knowledge_base_is_a_conflict_not_an_internal_error() {
+        let error = ApiError::from(KbError::KeyRequired { dir: "kb".to_owned() });
+        assert_eq!((error.status, error.code), (StatusCode::CONFLICT, "key_required"));
     }
 }
