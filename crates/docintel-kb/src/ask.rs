@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::error::KbError;
 use crate::index::FullText;
-use crate::manifest::{self, Manifest};
+use crate::manifest::{self, DocEntry, Manifest};
 use crate::questions::{self, QuestionRow};
 use crate::seal::KbKey;
 use crate::store;
@@ -135,19 +135,7 @@ pub fn ask_keyed(
                 reason: "the answering document is not a candidate (this is a bug)".into(),
             },
         )?;
-    let citations = output
-        .answer
-        .items
-        .iter()
-        .flat_map(|item| &item.spans)
-        .map(|span| Citation {
-            document_id: answering.id.clone(),
-            document: answering.name.clone(),
-            page: span.page,
-            line_start: span.line_start,
-            line_end: span.line_end,
-        })
-        .collect();
+    let citations = citations(&output, answering);
     let kb_meta = KbMeta {
         dir: kb.display().to_string(),
         document_id: answering.id.clone(),
@@ -229,4 +217,22 @@ fn neutral_profile() -> DocumentProfile {
         typical_fields: Vec::new(),
         summary: None,
     }
+}
+
+/// The answer's citations, each naming `answering`, the document that
+/// answered.
+pub(crate) fn citations(output: &AskOutput, answering: &DocEntry) -> Vec<Citation> {
+    output
+        .answer
+        .items
+        .iter()
+        .flat_map(|item| &item.spans)
+        .map(|span| Citation {
+            document_id: answering.id.clone(),
+            document: answering.name.clone(),
+            page: span.page,
+            line_start: span.line_start,
+            line_end: span.line_end,
+        })
+        .collect()
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use docintel::schema::ParsedDocument;
 use docintel::{AskOptions, Corpus, Engine};
 
-use crate::ask::{Candidate, Citation, KbAnswer, KbMeta};
+use crate::ask::{Candidate, KbAnswer, KbMeta};
 use crate::error::KbError;
 use crate::manifest::{self, DocEntry};
 use crate::store;
@@ -48,19 +48,7 @@ pub fn ask_document(
         ..Corpus::default()
     };
     let output = engine.corpus_qa(&corpus, question, options)?;
-    let citations = output
-        .answer
-        .items
-        .iter()
-        .flat_map(|item| &item.spans)
-        .map(|span| Citation {
-            document_id: entry.id.clone(),
-            document: entry.name.clone(),
-            page: span.page,
-            line_start: span.line_start,
-            line_end: span.line_end,
-        })
-        .collect();
+    let citations = crate::ask::citations(&output, &entry);
     let kb_meta = KbMeta {
         dir: kb.display().to_string(),
         document_id: entry.id.clone(),
