@@ -16,6 +16,7 @@ wann|wo|wie|welche|welcher|welches|warum|wer|\
 /// Prepositions that may open the second question ("..., and IN how many
 /// countries", "and SINCE what year", "and AT what price").
 const PREPOSITIONS: &str = "in|on|at|by|for|from|since|under|to|with|within|after|before|until|into|of|through|during|\
+across|over|among|between|per|throughout|around|\
 dans|en|à|par|pour|depuis|sous|avec|avant|après|jusqu'à|pendant|durant|in|seit|bis|mit|unter|für|ab|vor|nach|während|\
 en|desde|hasta|con|bajo|durante";
 
@@ -373,6 +374,10 @@ mod tests {
         check(
             "Who audits Activision Blizzard and since what year?",
             (Independent, &["Who audits Activision Blizzard?", "Since what year?"]),
+        );
+        check(
+            "How many employees did Corning have, and across how many countries were they spread?",
+            (Independent, &["How many employees did Corning have?", "Across how many countries were they spread?"]),
         );
     }
 

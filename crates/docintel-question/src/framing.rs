@@ -35,7 +35,9 @@ const VOCABULARY: &[&str] = &[
     "following", "here", "here's", "let's", "assume", "assuming", "perspective", "standpoint", "analyst", "off",
     "units", "unit", "decimal", "places", "place", "round", "rounded", "percents", "percent", "percentage",
     "millions", "billions", "thousands", "usd", "make", "sure", "work", "statement", "statements", "utilization",
-    "located", "found", "refer", "referring",
+    "located", "found", "refer", "referring", "million", "billion", "thousand", "integer", "integers", "format",
+    "formatted", "ascending", "descending", "give", "return", "write", "nearest", "decimals", "digits",
+    "appropriate", "float",
 ];
 
 /// Words that open a question.
@@ -264,6 +266,18 @@ mod tests {
         assert_eq!(
             masked("Which controls are listed as related to SC-1?"),
             "Which controls are listed as related to SC-1?"
+        );
+    }
+
+    #[test]
+    fn how_to_write_the_answer_is_framing() {
+        assert_eq!(
+            masked("What is total current assets in FY2023? Answer in million."),
+            "What is total current assets in FY2023?."
+        );
+        assert_eq!(
+            masked("How many square miles does the county cover? Give me an appropriate integer."),
+            "How many square miles does the county cover?."
         );
     }
 
