@@ -1,5 +1,6 @@
 //! Reading a figure off a financial statement: a page that is a table of
-//! figures under a header row of years ("(Millions) 2018 2017 2016"). The
+//! figures under a header row of years ("(Millions) 2018 2017 2016") or of
+//! the periods' closing dates ("January 28, 2023 January 29, 2022"). The
 //! parser cuts such a table into pieces (the row label, then one piece per
 //! cell); here the pieces are put back on their grid by their boxes: a cell
 //! belongs to the year whose header is nearest above it horizontally, and to
@@ -30,8 +31,35 @@ static CELL: LazyLock<Regex> = LazyLock::new(|| {
 /// A figure anywhere in a line (for counting figure rows).
 static FIGURE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d{1,3}(?:,\d{3})+|\(\d[\d.,]*\)|\d+\.\d+").expect("static pattern compiles"));
-static YEAR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:fiscal\s+)?(19[5-9]\d|20\d\d)\s*$").expect("static pattern compiles"));
+/// A column header naming a year alone: `2018`, `Fiscal 2019`, `FY2020`,
+/// or the closing date of the period (`January 28, 2023`, `Dec. 31, 2018`,
+/// `31 December 2018`), optionally after "year(s) ended".
+static YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?ix)^\s*
+        (?:fiscal\s+|fy\s*)?
+        (?:(?:fiscal\s+)?(?:years?|quarters?|periods?)\s+ended\s+)?
+        (?:[a-z]{3,9}\.?\s+\d{1,2},?\s+|\d{1,2}\s+[a-z]{3,9}\.?,?\s+)?
+        (19[5-9]\d|20\d\d)\s*$",
+    )
+    .expect("static pattern compiles")
+});
+
+/// The year a column header names (see [`YEAR`]), when it names one alone.
+pub(crate) fn column_year(text: &str) -> Option<u32> {
+    let c = YEAR.captures(text)?;
+    // A date's month word is a month, not any word ("Note 2018").
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphabetic()).filter(|w| !w.is_empty()).collect();
+    let month_or_cue = |w: &&str| {
+        let w = w.to_lowercase();
+        crate::extract::date::month_number(&w).is_some()
+            || matches!(
+                w.as_str(),
+                "fiscal" | "fy" | "year" | "years" | "quarter" | "quarters" | "period" | "periods" | "ended"
+            )
+    };
+    words.iter().all(month_or_cue).then(|| c[1].parse().ok()).flatten()
+}
 
 /// A statement's scale note: "(Millions)", "(In millions, except per share
 /// amounts)", "(Dollars in thousands)".
@@ -75,8 +103,7 @@ pub(crate) fn grid(page: &[Line]) -> Option<Grid> {
     if page.iter().filter(|l| FIGURE.is_match(&l.text)).count() < MIN_FIGURE_ROWS {
         return None;
     }
-    let years: Vec<(&Line, u32)> =
-        page.iter().filter_map(|l| YEAR.captures(&l.text).and_then(|c| c[1].parse().ok()).map(|y| (l, y))).collect();
+    let years: Vec<(&Line, u32)> = page.iter().filter_map(|l| column_year(&l.text).map(|y| (l, y))).collect();
     // The first visual row (reading order) holding two distinct years.
     years.iter().find_map(|(first, _)| {
         let mut columns: Vec<(u32, f32)> =
@@ -200,6 +227,31 @@ mod tests {
         assert_eq!(grid.wanted(None), 2018);
         // Too few figure rows: not a statement.
         assert_eq!(super::grid(&lines[..12]), None);
+    }
+
+    #[test]
+    fn a_column_header_names_its_year_alone_or_closing_a_date() {
+        for (text, year) in [
+            ("2018", Some(2018)),
+            ("Fiscal 2019", Some(2019)),
+            ("FY2020", Some(2020)),
+            ("January 28, 2023", Some(2023)),
+            ("Dec. 31, 2018", Some(2018)),
+            ("31 December 2018", Some(2018)),
+            ("Year ended June 30, 2020", Some(2020)),
+            ("Note 2018", None),
+            ("1,577", None),
+            ("Total 2019 revenue", None),
+        ] {
+            assert_eq!(column_year(text), year, "{text}");
+        }
+        // A balance sheet's header row of closing dates is its grid.
+        let mut lines = statement();
+        lines[2].text = "January 28, 2023".to_owned();
+        lines[3].text = "January 29, 2022".to_owned();
+        lines[4].text = "January 30, 2021".to_owned();
+        let grid = grid(&lines).expect("a statement page");
+        assert_eq!(grid.columns.iter().map(|c| c.0).collect::<Vec<_>>(), [2023, 2022, 2021]);
     }
 
     #[test]

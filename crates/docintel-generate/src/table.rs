@@ -70,11 +70,10 @@ fn centre(l: &Line) -> f32 {
     (l.bbox.x0 + l.bbox.x1) / 2.0
 }
 
-/// A year standing alone ("2018", "Fiscal 2019", "FY2020"): a column
-/// header of a statement, not a figure.
+/// A year standing alone ("2018", "Fiscal 2019", "FY2020", "January 28,
+/// 2023"): a column header of a statement, not a figure.
 fn year_like(text: &str) -> bool {
-    let t = text.trim().trim_start_matches(|c: char| c.is_alphabetic() || c.is_whitespace());
-    t.len() == 4 && t.chars().all(|c| c.is_ascii_digit()) && (t.starts_with("19") || t.starts_with("20"))
+    crate::statement::column_year(text).is_some()
 }
 
 impl<'d> Tables<'d> {
@@ -166,7 +165,10 @@ impl<'d> Tables<'d> {
                     .pieces
                     .iter()
                     .copied()
+                    // Right of the label column: a sub-heading printed in
+                    // it ("Current assets") heads rows, not columns.
                     .filter(|p| p.bbox.x1 > label_right + tolerance)
+                    .filter(|p| row_label.is_none() || p.bbox.x0 > label_x0 + tolerance)
                     .min_by(|a, b| (centre(a) - mid).abs().total_cmp(&(centre(b) - mid).abs()))
             })
             .collect();

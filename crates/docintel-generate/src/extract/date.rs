@@ -135,7 +135,7 @@ fn month_alternation() -> String {
     format!(r"\b(?:{})\b", names.iter().map(|n| regex::escape(n)).collect::<Vec<_>>().join("|"))
 }
 
-fn month_number(name: &str) -> Option<u32> {
+pub(crate) fn month_number(name: &str) -> Option<u32> {
     let lower = name.to_lowercase();
     MONTHS.iter().find(|(n, _)| *n == lower).map(|(_, m)| *m)
 }

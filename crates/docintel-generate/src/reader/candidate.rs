@@ -284,12 +284,17 @@ impl PassageReader<'_> {
             .map(|at| if at < first { (first - at) as f64 } else { at.saturating_sub(last) as f64 + 1.0 })
             .fold(f64::INFINITY, f64::min);
         if phrase_d.is_infinite() {
+            // A label says it as directly as the row would (the row label
+            // of a table cell is the words before it on its printed line),
+            // at the label's own distance; the rows around, at three.
             let around = (has_prev && !phrase_at(&facts[i - 1].words).is_empty())
-                || (has_next && !phrase_at(&facts[next_index].words).is_empty())
-                || labels.iter().any(|l| !phrase_at(&l.words).is_empty());
-            if around {
-                phrase_d = 3.0;
-            }
+                || (has_next && !phrase_at(&facts[next_index].words).is_empty());
+            let label_d = labels
+                .iter()
+                .filter(|l| !phrase_at(&l.words).is_empty())
+                .map(|l| l.distance)
+                .fold(if around { 3.0 } else { f64::INFINITY }, f64::min);
+            phrase_d = label_d;
         }
         let focus_phrase = if phrase_d.is_finite() { (-phrase_d / 3.0).exp() } else { 0.0 };
         let in_question = if matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) {

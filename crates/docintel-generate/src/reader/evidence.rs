@@ -131,9 +131,27 @@ impl Terms {
             };
             (1.0 + n / (1.0 + df as f64)).ln().max(0.1)
         };
+        // A group that names a part of the document the question points to
+        // (the balance sheet) locates a page; its other keywords are that
+        // page's line items ("total assets", "total current liabilities"):
+        // the question's siblings, not its words. Only its titles count.
+        let titles: Vec<String> = question
+            .scope_filters
+            .sections
+            .iter()
+            .flat_map(|s| s.split(" | "))
+            .map(normalize)
+            .filter(|t| !t.is_empty())
+            .collect();
+        let title_of = |k: &crate::keywords::Kw| titles.contains(&normalize(&k.original));
+        let part_groups: Vec<&str> =
+            keywords.keywords.iter().filter(|k| title_of(k)).filter_map(|k| k.group.as_deref()).collect();
         let mut terms: Vec<Term> = Vec::new();
         let mut groups: Vec<(String, usize)> = Vec::new();
         for k in keywords.keywords.iter().filter(|k| k.salient && k.weight > 0.0) {
+            if k.group.as_deref().is_some_and(|g| part_groups.contains(&g)) && !title_of(k) {
+                continue;
+            }
             let (form, rarity) = match &k.regex {
                 Some(regex) => (Form::Regex(regex.clone()), 1.0),
                 None => {

@@ -151,12 +151,65 @@ impl AmountIntent {
             .iter()
             .all(|k| has_any(k, AMOUNTISH) || has_any(k, TOTAL_LABELS) || has_any(k, STRONG_TOTAL_LABELS));
         let total_concept = groups.iter().any(|g| g.split('_').any(|w| w == "total"));
-        let total = has_any(question, TOTAL_LABELS)
-            || has_any(question, STRONG_TOTAL_LABELS)
+        // "Total current assets", "total debt": a line item the question
+        // names, not the amount a bill asks for.
+        let total = has_any(question, STRONG_TOTAL_LABELS)
+            || (has_any(question, TOTAL_LABELS) && !names_line_item(question))
             || (!sub && (amountish || total_concept));
         AmountIntent { total, sub, tax }
     }
 }
+
+/// Words that may follow "total" in a question about the amount due
+/// ("the total for order 5561", "total TTC", "total to pay").
+const AFTER_TOTAL: &[&str] = &[
+    "of",
+    "for",
+    "the",
+    "to",
+    "on",
+    "in",
+    "is",
+    "was",
+    "due",
+    "a",
+    "an",
+    "ttc",
+    "ht",
+    "incl",
+    "including",
+    "with",
+    "and",
+    "or",
+    "de",
+    "du",
+    "des",
+    "la",
+    "le",
+    "van",
+    "der",
+    "from",
+    "paid",
+    "payable",
+    "charged",
+    "billed",
+];
+
+/// Whether `question` (label form) names a line item after "total": a
+/// content word follows it ("total current assets", "total debt"), not an
+/// amount word or a preposition.
+fn names_line_item(question: &str) -> bool {
+    let words: Vec<&str> = question.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    words.windows(2).any(|pair| {
+        let next = pair[1];
+        pair[0] == "total"
+            && next.chars().all(char::is_alphabetic)
+            && next.chars().count() >= 3
+            && !AFTER_TOTAL.contains(&next)
+            && !has_any(next, AMOUNTISH)
+    })
+}
+
 
 pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
     let dates = find_dates(text, ctx.order);
@@ -226,4 +279,19 @@ pub(super) fn cues(labels: &[(String, bool)], intent: &AmountIntent) -> (f64, f6
         }
     }
     (pos, neg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_total_line_item_is_not_the_amount_due() {
+        let of = |q: &str, ungrouped: &[&str]| AmountIntent::of(q, ungrouped, &[]).total;
+        assert!(!of("what is total current assets in fy 2023", &["total", "current", "assets"]));
+        assert!(!of("what is the total debt of costco", &["total", "debt", "costco"]));
+        assert!(of("what is the total for order 5561", &["total", "order"]));
+        assert!(of("what is the total amount of the invoice", &["total", "amount", "invoice"]));
+        assert!(of("quel est le total ttc", &["total", "ttc"]));
+    }
 }
