@@ -70,7 +70,7 @@ impl ExtractiveGenerator {
         let mut earlier: Vec<(String, reader::kinds::Kind)> = Vec::new();
         for (part, asked_part) in parts(question, &stats).into_iter().enumerate() {
             let asked = Asked::new(question, asked_part, &earlier, view, &stats);
-            let reading = reader::read(&asked, view, &in_view, &stats, &taken);
+            let reading = reader::read(&asked, &rows, document, &in_view, &stats, &taken);
             taken.extend(reading.chosen.iter().map(|&i| reading.candidates[i].key.clone()));
             earlier.extend(reading.chosen.iter().map(|&i| {
                 let c = &reading.candidates[i];
@@ -310,7 +310,7 @@ impl Generator for ExtractiveGenerator {
         let mut absent = false;
         for (index, part) in parts.iter().enumerate() {
             let asked = Asked::new(question, *part, &earlier, view, &stats);
-            let reading = reader::read(&asked, view, &in_view, &stats, &taken);
+            let reading = reader::read(&asked, &rows, document, &in_view, &stats, &taken);
             trace_reading(trace, index, &asked, &reading, passages);
             absent |= !reading.absent.is_empty();
             read_max = read_max.max(reading.passages_read);

@@ -116,7 +116,7 @@ impl PassageReader<'_> {
         let mut labels = self.labels(rows, facts, i, &found, layout);
         // Its place in a table: the column headers (evidence like any
         // label) and the row label, weighed together.
-        let cell = tables.cell(row, is_value_cell).unwrap_or_default();
+        let cell = tables.cell(self.source.piece(row, found.start), is_value_cell).unwrap_or_default();
         for header in &cell.headers {
             if !labels.iter().any(|l| l.text == header.text) {
                 labels.push(Label {

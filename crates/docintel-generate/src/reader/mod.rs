@@ -214,30 +214,68 @@ fn join_surnames(all: &mut [Candidate]) {
 /// head noun ("SP 800-37", "grant IIS-00325657"): it is read for that code
 /// first ([`kinds::identifier::names_series`]), and for a passage of text
 /// when no code reaches the threshold.
+///
+/// `rows` is the document's row view (`view` is its document), `document`
+/// the line table it joins: a table cell is placed in its table by its own
+/// piece, not by the joined row ("ConvS2S Ensemble 26.36 41.29 …" is one
+/// row of five cells under five column headers).
 pub(crate) fn read(
     asked: &Asked,
-    view: &ParsedDocument,
+    rows: &RowView<'_>,
+    document: &ParsedDocument,
     passages: &[Passage],
     stats: &DocStats,
     taken: &[String],
 ) -> Reading {
+    let view = rows.document();
+    let source = Source { rows, document };
     if asked.kind == Kind::Text && asked.shape == AnswerShape::Single {
         let rows: Vec<&str> =
             passages.iter().flat_map(|p| view.line_range(p.line_start, p.line_end)).map(|l| l.text.as_str()).collect();
         if kinds::identifier::names_series(&rows, &asked.focus) {
             let coded = Asked { kind: Kind::Identifier, ..asked.clone() };
-            let reading = read_as(&coded, view, passages, stats, taken);
+            let reading = read_as(&coded, &source, passages, stats, taken);
             if !reading.chosen.is_empty() {
                 return reading;
             }
         }
     }
-    read_as(asked, view, passages, stats, taken)
+    read_as(asked, &source, passages, stats, taken)
 }
 
-fn read_as(asked: &Asked, view: &ParsedDocument, passages: &[Passage], stats: &DocStats, taken: &[String]) -> Reading {
+/// The row view read and the line table it joins.
+#[derive(Clone, Copy)]
+pub(crate) struct Source<'a> {
+    pub(crate) rows: &'a RowView<'a>,
+    pub(crate) document: &'a ParsedDocument,
+}
+
+impl<'a> Source<'a> {
+    /// The piece of the line table that holds byte `at` of view line `row`
+    /// (the view joins a run's pieces with single spaces); `row` itself when
+    /// the view does not join it or its text is not its pieces'.
+    pub(crate) fn piece(&self, row: &'a Line, at: usize) -> &'a Line {
+        let (first, last) = self.rows.run(row.line_id);
+        let mut offset = 0;
+        for id in first..=last {
+            let Some(line) = self.document.line(id) else { return row };
+            let end = offset + line.text.len();
+            if row.text.get(offset..end) != Some(line.text.as_str()) {
+                return row;
+            }
+            if at <= end {
+                return line;
+            }
+            offset = end + 1;
+        }
+        row
+    }
+}
+
+fn read_as(asked: &Asked, source: &Source<'_>, passages: &[Passage], stats: &DocStats, taken: &[String]) -> Reading {
+    let view = source.rows.document();
     let best_score = passages.iter().map(|p| p.score).fold(0.0, f64::max);
-    let reader = PassageReader { asked, view, stats, order: day_month_order(view), best_score };
+    let reader = PassageReader { asked, view, source: *source, stats, order: day_month_order(view), best_score };
     let model = &*model::MODEL;
     let group = asked.group();
     let threshold = model.threshold(group);

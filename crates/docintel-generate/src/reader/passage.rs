@@ -49,6 +49,8 @@ pub(super) struct Label {
 pub(super) struct PassageReader<'a> {
     pub(super) asked: &'a Asked,
     pub(super) view: &'a ParsedDocument,
+    /// The view's row view and line table (tables are read on its pieces).
+    pub(super) source: super::Source<'a>,
     pub(super) stats: &'a DocStats,
     pub(super) order: DayMonthOrder,
     /// The highest retrieval score among the passages.
@@ -74,7 +76,9 @@ impl PassageReader<'_> {
         }
         let page = page_lines(self.view, passage.page);
         let layout = PageLayout::new(page, passage.page);
-        let tables = Tables::new(page);
+        // A table's cells by their own pieces: the view joins a row's close
+        // cells into one line.
+        let tables = Tables::new(page_lines(self.source.document, passage.page));
         let facts: Vec<RowFacts> = rows
             .iter()
             .map(|l| {

@@ -316,6 +316,42 @@ fn a_statement_is_read_by_row_label_and_year_column() {
 }
 
 #[test]
+fn a_cell_of_a_joined_row_reads_its_own_column_headers() {
+    // A results table set tight: the row view joins the data row's label
+    // and cells into one line ("ConvS2S Ensemble 26.36 41.29") and the
+    // sub-headers into another ("EN-DE EN-FR"); each cell still sits
+    // under its own sub-header.
+    let rows: &[(&str, [f32; 4])] = &[
+        ("Model", [50.0, 740.0, 80.0, 749.0]),
+        ("BLEU", [190.0, 740.0, 215.0, 749.0]),
+        ("EN-DE", [165.0, 728.0, 200.0, 737.0]),
+        ("EN-FR", [210.0, 728.0, 245.0, 737.0]),
+        ("ConvS2S Ensemble", [50.0, 716.0, 150.0, 725.0]),
+        ("26.36", [170.0, 716.0, 195.0, 725.0]),
+        ("41.29", [215.0, 716.0, 240.0, 725.0]),
+    ];
+    let doc = doc_boxed(rows);
+    let page = Passage {
+        line_start: 1,
+        line_end: doc.lines.len() as u32,
+        page: 1,
+        score: 1.0,
+        anchor_line: 5,
+        matched_keywords: vec![],
+        pinned: true,
+    };
+    let q = question(
+        "What EN-FR BLEU score does the ConvS2S Ensemble achieve?",
+        "number",
+        &["en-fr", "bleu", "convs2s", "ensemble"],
+    );
+    let candidates = ExtractiveGenerator::new().candidates(&q, &doc, std::slice::from_ref(&page)).unwrap();
+    let fr = feature_of(&candidates, "header_cov", "41.29").expect("41.29 is a candidate");
+    let de = feature_of(&candidates, "header_cov", "26.36").expect("26.36 is a candidate");
+    assert!(fr > de, "EN-FR's cell {fr} over EN-DE's {de}");
+}
+
+#[test]
 fn a_code_under_a_label_the_document_prints_apart_is_mentioned() {
     // The table's header wraps ("EPS" / "Code"): the question's "EPS Code
     // AR01" is nowhere as a phrase, but its code is, and so are the label's

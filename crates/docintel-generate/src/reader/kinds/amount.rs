@@ -210,7 +210,6 @@ fn names_line_item(question: &str) -> bool {
     })
 }
 
-
 pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
     let dates = find_dates(text, ctx.order);
     find_amounts(text)
