@@ -15,6 +15,8 @@
 //! - `eval-retrieval --shared DIR` measures TOC routing against flat keyword
 //!   retrieval on the NIST SP 800-53 gold questions.
 //! - `bench kb` times `docintel kb add`/`kb ask` against `ask --corpus`;
+//!   `bench serve` loads `docintel serve` with 1, 4 and 8 clients against the
+//!   same questions asked in process;
 //!   `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
 //!   `stress` parses every stress fixture in a child process with a timeout.
 //! - `image-only IN.pdf OUT.pdf` writes a copy of a PDF with its pages drawn as
@@ -22,6 +24,7 @@
 
 mod bench;
 mod bench_kb;
+mod bench_serve;
 mod bm25;
 mod child;
 mod eval;
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Some("fit-types") => fit_types::run(&args[1..]),
         Some("candidates") => fit_reader::candidates(&args[1..]),
         Some("bench") if args.get(1).map(String::as_str) == Some("kb") => bench_kb::run(&args[2..]),
+        Some("bench") if args.get(1).map(String::as_str) == Some("serve") => bench_serve::run(&args[2..]),
         Some("bench") => bench::run(&args[1..]),
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
@@ -61,7 +65,7 @@ fn main() -> ExitCode {
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] [--encrypted] [--pdfs DIR] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release] | image-only IN.pdf OUT.pdf [--dpi N] [--pages 1,3]>"
+                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] [--encrypted] [--pdfs DIR] | bench serve [--pdfs DIR] [--questions N] [--clients 1,4,8] [--max-concurrent N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release] | image-only IN.pdf OUT.pdf [--dpi N] [--pages 1,3]>"
             );
             return ExitCode::from(2);
         }

@@ -34,6 +34,9 @@ pub(crate) struct ServeArgs {
     /// Answer offline with the extractive generator even when an endpoint is configured.
     #[arg(long)]
     offline: bool,
+    /// Write each answer's audit trail under KB/traces/ and serve it at GET /v1/traces/{id}.
+    #[arg(long)]
+    traces: bool,
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -59,7 +62,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         request_timeout: Duration::from_secs(args.timeout.max(1)),
     };
     let n = tenants.len();
-    let server = docintel_serve::start(args.addr, AppState::new(tenants, options, limits)?)?;
+    let mut state = AppState::new(tenants, options, limits)?;
+    state.traces = args.traces;
+    let server = docintel_serve::start(args.addr, state)?;
     eprintln!("docintel serve: http://{} ({n} tenant(s); Ctrl-C stops)", server.addr());
     server.wait()?;
     Ok(())

@@ -1,7 +1,8 @@
 //! The JSON endpoints: `GET /healthz`, `GET /v1/documents`, `POST
 //! /v1/documents` (a PDF upload, ingested into the tenant's knowledge base),
 //! `POST /v1/ask` (the `docintel kb ask --json` object, from
-//! `docintel_kb::ask` or, with `document`, `docintel_kb::ask_document`).
+//! `docintel_kb::ask` or, with `document`, `docintel_kb::ask_document`; with
+//! `--traces`, its trace written under `KB/traces/`, see `traces`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -212,17 +213,34 @@ pub(crate) async fn ask(
     }
     let candidates = request.candidates.unwrap_or(docintel_kb::DEFAULT_CANDIDATES).clamp(1, 10);
     let shared = state.clone();
-    let answer = blocking(&state, move || {
+    let (answer, trace) = blocking(&state, move || {
         let kb = &shared.tenants[t].kb;
-        let answer = match &request.document {
-            Some(id) => docintel_kb::ask_document(kb, &shared.engine, &question, &shared.options, id)?,
-            None => docintel_kb::ask(kb, &shared.engine, &question, &shared.options, candidates)?,
+        // With `--traces`, the trace goes where `kb ask --out KB/traces` would write it.
+        let traced;
+        let options = if shared.traces {
+            traced = docintel::AskOptions { out_dir: Some(kb.join(crate::traces::TRACES)), ..shared.options.clone() };
+            &traced
+        } else {
+            &shared.options
         };
+        let mut answer = match &request.document {
+            Some(id) => docintel_kb::ask_document(kb, &shared.engine, &question, options, id)?,
+            None => docintel_kb::ask(kb, &shared.engine, &question, options, candidates)?,
+        };
+        // No server path in the answer: the trace folder relative to the KB, and its id.
+        let trace = answer.output.meta.trace_dir.take().and_then(|dir| crate::traces::trace_id(kb, Path::new(&dir)));
+        answer.output.meta.trace_dir = trace.as_ref().map(|(_, relative)| relative.clone());
         // Encoded as the CLI encodes it (an f32 score stays `2.4715323`, not its f64 widening).
-        serde_json::to_vec(&answer).map_err(|e| ApiError::internal(format!("the answer does not encode: {e}")))
+        let body =
+            serde_json::to_vec(&answer).map_err(|e| ApiError::internal(format!("the answer does not encode: {e}")))?;
+        Ok((body, trace.map(|(id, _)| id)))
     })
     .await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], answer).into_response())
+    let mut response = ([(header::CONTENT_TYPE, "application/json")], answer).into_response();
+    if let Some(value) = trace.and_then(|id| header::HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert(crate::traces::TRACE_HEADER, value);
+    }
+    Ok(response)
 }
 
 /// The question, checked as the CLI checks it (400 `bad_question`).

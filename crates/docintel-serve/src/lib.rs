@@ -6,7 +6,8 @@
 //! `/v1/openapi.json`): `GET /healthz`, `GET|POST /v1/documents`, `POST
 //! /v1/ask` (the `docintel kb ask --json` object), `GET
 //! /v1/documents/{id}/pages/{n}` (a PNG drawn by hayro) and `.../lines` (the
-//! page's line boxes); the web page at `/` (`web`).
+//! page's line boxes), `GET /v1/traces/{id}` (an answer's audit trail, with
+//! `--traces`: `traces`); the web page at `/` (`web`).
 //!
 //! The pipeline stays synchronous: every ask, ingest and render runs on
 //! tokio's blocking pool behind a semaphore (`state::blocking`: 429 when every
@@ -17,7 +18,7 @@
 //! `KB/uploads/` with a sanitised name (`api::upload_name`).
 //!
 //! Modules: `error`, `keys`, `state` (tenants, limits, the `Tenant`
-//! extractor, the blocking runner), `api`, `pages`, `web`.
+//! extractor, the blocking runner), `api`, `pages`, `traces`, `web`.
 
 #![warn(missing_docs)]
 
@@ -26,6 +27,7 @@ mod error;
 mod keys;
 mod pages;
 mod state;
+mod traces;
 mod web;
 
 use std::net::SocketAddr;
@@ -41,6 +43,7 @@ pub use error::ApiError;
 pub use keys::{KEYS_FILE, KeyError, KeyFile, StoredKey, add_key, key_hash, load_keys};
 pub use pages::DEFAULT_DPI;
 pub use state::{AppState, Limits, TenantKb};
+pub use traces::{TRACE_HEADER, TRACES};
 pub use web::OPENAPI;
 
 /// The HTTP routes over `state`.
@@ -55,6 +58,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/v1/ask", axum::routing::post(api::ask))
         .route("/v1/documents/{id}/pages/{page}", get(pages::page_png))
         .route("/v1/documents/{id}/pages/{page}/lines", get(pages::page_lines))
+        .route("/v1/traces/{id}", get(traces::trace))
         .fallback(|| async { ApiError::not_found("no such endpoint (see /v1/openapi.json)") })
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)

@@ -63,6 +63,9 @@ pub struct AppState {
     pub options: AskOptions,
     /// The limits.
     pub limits: Limits,
+    /// Write each answer's trace under `KB/traces/` and serve it at
+    /// `GET /v1/traces/{id}` (`docintel serve --traces`; off by default).
+    pub traces: bool,
     pub(crate) permits: Arc<Semaphore>,
 }
 
@@ -71,7 +74,7 @@ impl AppState {
     pub fn new(tenants: Vec<TenantKb>, options: AskOptions, limits: Limits) -> Result<Self, docintel::PipelineError> {
         let engine = Engine::new(&options)?;
         let permits = Arc::new(Semaphore::new(limits.max_concurrent.max(1)));
-        Ok(Self { tenants, engine, options, limits, permits })
+        Ok(Self { tenants, engine, options, limits, traces: false, permits })
     }
 }
 

@@ -181,7 +181,7 @@ fn health_openapi_and_the_page_need_no_key() {
     assert_eq!(get(addr, "/healthz", None).json()["status"], "ok");
     let openapi = get(addr, "/v1/openapi.json", None).json();
     assert_eq!(openapi["openapi"], "3.0.3");
-    for path in ["/healthz", "/v1/documents", "/v1/ask", "/v1/documents/{id}/pages/{page}"] {
+    for path in ["/healthz", "/v1/documents", "/v1/ask", "/v1/documents/{id}/pages/{page}", "/v1/traces/{id}"] {
         assert!(openapi["paths"].get(path).is_some(), "{path} documented");
     }
     let page = get(addr, "/", None);
@@ -340,4 +340,60 @@ fn uploads_are_ingested_once_and_bounded() {
     // The other tenant does not see it.
     let b_docs = get(addr, "/v1/documents", Some(&f.key_b)).json();
     assert!(!b_docs.to_string().contains(id));
+}
+
+#[test]
+fn with_traces_an_answer_s_audit_trail_is_served() {
+    // The shared server runs without `--traces`: no trace, no header.
+    let f = fixture();
+    let plain = post_json(
+        f.server.addr(),
+        "/v1/ask",
+        Some(&f.key_a),
+        &serde_json::json!({ "question": "What is the total amount?" }),
+    );
+    assert_eq!(plain.status, 200);
+    assert!(plain.header(docintel_serve::TRACE_HEADER).is_none());
+    assert!(plain.json()["_meta"]["trace_dir"].is_null());
+
+    let kb = docintel_test_support::temp_dir("serve-traces");
+    let report =
+        docintel_kb::add(kb.path(), &[docintel_test_support::invoice("AmazonWebServices.pdf")], 1, &mut |_, _, _| {})
+            .unwrap();
+    assert!(report.failed.is_empty());
+    let key = docintel_serve::add_key(kb.path()).unwrap();
+    let mut state =
+        AppState::new(vec![TenantKb::load(kb.path().to_owned()).unwrap()], ask_options(), Limits::default()).unwrap();
+    state.traces = true;
+    let server = docintel_serve::start("127.0.0.1:0".parse().unwrap(), state).unwrap();
+    let addr = server.addr();
+    let question = "What is the total amount?";
+    let reply = post_json(addr, "/v1/ask", Some(&key), &serde_json::json!({ "question": question }));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    let id = reply.header(docintel_serve::TRACE_HEADER).expect("the trace id header").to_owned();
+    let answer = reply.json();
+    // No server path: the folder relative to the knowledge base, where the trace is.
+    let relative = answer["_meta"]["trace_dir"].as_str().unwrap();
+    assert!(relative.starts_with("traces/") && !relative.contains(".."), "{relative}");
+    assert!(kb.path().join(relative).join("pipeline_trace.json").is_file());
+
+    let trace = get(addr, &format!("/v1/traces/{id}"), Some(&key));
+    assert_eq!(trace.status, 200, "{}", String::from_utf8_lossy(&trace.body));
+    let trace = trace.json();
+    assert_eq!(trace["id"], id.as_str());
+    assert_eq!(trace["answer"]["answer"]["items"], answer["answer"]["items"]);
+    assert_eq!(trace["answer"]["question"], question);
+    assert_eq!(trace["pipeline_trace"]["format_version"], 2);
+    assert!(trace["pipeline_trace"]["events"].as_array().is_some_and(|e| !e.is_empty()), "{}", trace["pipeline_trace"]);
+    assert!(trace["llm_responses"].as_array().unwrap().is_empty(), "offline: no model call");
+
+    // Unknown, malformed and unauthenticated requests.
+    assert_eq!(get(addr, &format!("/v1/traces/{id}"), None).error_code(401), "unauthorized");
+    // Another tenant's key (the shared fixture's) does not open this server.
+    assert_eq!(get(addr, &format!("/v1/traces/{id}"), Some(&f.key_a)).error_code(401), "unauthorized");
+    for bad in ["nothing", "..~x", "a~b", "x~..%2F..%2Fetc"] {
+        assert_eq!(get(addr, &format!("/v1/traces/{bad}"), Some(&key)).error_code(404), "not_found", "{bad}");
+    }
+    // The shared server has no trace of that id in its tenant's knowledge base.
+    assert_eq!(get(f.server.addr(), &format!("/v1/traces/{id}"), Some(&f.key_a)).error_code(404), "not_found");
 }

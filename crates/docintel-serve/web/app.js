@@ -1,6 +1,12 @@
 // docintel's web page: key, upload, ask, answer and citations; a citation
 // shows its page (PNG drawn by the server) with the cited lines highlighted
-// from their boxes (PDF points → pixels). No external request.
+// from their boxes (PDF points → pixels); the first citation is shown with
+// the answer. No external request.
+//
+// Shareable links: `/?q=QUESTION[&doc=ID]` asks on load (with the key of the
+// session); `#key=KEY` gives the key in the fragment, which the browser never
+// sends: it is kept in the session and removed from the address bar. After
+// an ask, the address bar holds the link of that question.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -154,18 +160,50 @@ document.addEventListener("DOMContentLoaded", () => {
       status(file.name + ": " + body.status + " (" + body.document.pages + " page(s)).");
     } catch (e) { status(e.message, true); }
   });
-  $("ask-form").addEventListener("submit", async (event) => {
+  $("ask-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const request = { question: $("question").value };
-    if ($("document").value) request.document = $("document").value;
-    status("Asking…");
-    try {
-      const body = await (await api("/v1/ask", {
-        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
-      })).json();
-      showAnswer(body);
-      status("Answered.");
-    } catch (e) { status(e.message, true); }
+    ask();
   });
-  if (key()) loadDocuments().catch((e) => status(e.message, true));
+  start();
 });
+
+// The key of a `#key=` fragment, the question of `?q=` (and `?doc=`).
+async function start() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  if (fragment.get("key")) {
+    sessionStorage.setItem("docintel-key", fragment.get("key").trim());
+    $("key").value = key();
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  if (!key()) return;
+  try { await loadDocuments(); } catch (e) { status(e.message, true); return; }
+  const query = new URLSearchParams(location.search);
+  const question = (query.get("q") || "").trim();
+  if (!question) return;
+  $("question").value = question;
+  const doc = query.get("doc") || "";
+  if (doc && ![...$("document").options].some((o) => o.value === doc)) {
+    status("No document " + doc + " for this key.", true);
+    return;
+  }
+  $("document").value = doc;
+  await ask();
+}
+
+async function ask() {
+  const request = { question: $("question").value };
+  if ($("document").value) request.document = $("document").value;
+  status("Asking…");
+  try {
+    const body = await (await api("/v1/ask", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request),
+    })).json();
+    const link = new URLSearchParams({ q: request.question });
+    if (request.document) link.set("doc", request.document);
+    history.replaceState(null, "", location.pathname + "?" + link.toString());
+    showAnswer(body);
+    status("Answered.");
+    const first = document.querySelector(".citation");
+    if (first) await showCitation(first);
+  } catch (e) { status(e.message, true); }
+}
