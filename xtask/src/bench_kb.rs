@@ -163,7 +163,7 @@ fn timed<S: AsRef<std::ffi::OsStr>>(binary: &Path, args: &[S]) -> anyhow::Result
 }
 
 /// The `q` quantile of sorted `values` (nearest rank).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
     sorted[rank - 1]
 }

@@ -28,6 +28,8 @@ use anyhow::{Context, bail, ensure};
 use docintel::{AskOptions, Engine};
 use docintel_serve::{AppState, Limits, TenantKb};
 
+use crate::bench_kb::percentile;
+
 const USAGE: &str =
     "usage: cargo xtask bench serve [--pdfs DIR] [--questions N] [--clients 1,4,8] [--max-concurrent N]";
 
@@ -257,12 +259,6 @@ fn post(addr: SocketAddr, path: &str, key: &str, body: &str) -> anyhow::Result<(
         .and_then(|s| s.parse().ok())
         .with_context(|| format!("no status in {status_line:?}"))?;
     Ok((status, String::from_utf8_lossy(&raw[split + 4..]).into_owned()))
-}
-
-/// The `q` quantile of sorted `values` (nearest rank).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    let rank = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
 }
 
 #[cfg(test)]

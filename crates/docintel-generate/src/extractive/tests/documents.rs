@@ -331,21 +331,13 @@ fn a_cell_of_a_joined_row_reads_its_own_column_headers() {
         ("41.29", [215.0, 716.0, 240.0, 725.0]),
     ];
     let doc = doc_boxed(rows);
-    let page = Passage {
-        line_start: 1,
-        line_end: doc.lines.len() as u32,
-        page: 1,
-        score: 1.0,
-        anchor_line: 5,
-        matched_keywords: vec![],
-        pinned: true,
-    };
+    let pages = page_passages(&doc);
     let q = question(
         "What EN-FR BLEU score does the ConvS2S Ensemble achieve?",
         "number",
         &["en-fr", "bleu", "convs2s", "ensemble"],
     );
-    let candidates = ExtractiveGenerator::new().candidates(&q, &doc, std::slice::from_ref(&page)).unwrap();
+    let candidates = ExtractiveGenerator::new().candidates(&q, &doc, &pages).unwrap();
     let fr = feature_of(&candidates, "header_cov", "41.29").expect("41.29 is a candidate");
     let de = feature_of(&candidates, "header_cov", "26.36").expect("26.36 is a candidate");
     assert!(fr > de, "EN-FR's cell {fr} over EN-DE's {de}");
