@@ -12,7 +12,7 @@ use super::kinds::{self, Found, Group, Kind};
 use super::passage::{Label, PassageReader, RowFacts, found_covers_row, is_value_cell, same_column};
 use super::{Candidate, answerable, respective, value_key};
 use crate::extract::amount;
-use crate::keywords::label_form;
+use crate::keywords::{is_generic, label_form};
 use crate::layout::PageLayout;
 use crate::statement;
 use crate::table::Tables;
@@ -323,6 +323,7 @@ impl PassageReader<'_> {
         let (cue_pos, cue_neg) = kinds::cues(found.kind, &cue_labels, &asked.amount, &asked.date);
         // A financial statement: the value's year column and row label.
         let mut statement_year: Option<u32> = None;
+        let mut statement_label_fit = 0.0;
         let statement_feature = grid.as_ref().map_or(0.0, |grid| {
             let first_figure = crate::extract::amount::find_amounts(&row.text).first().map_or(found.start, |t| t.start);
             let index = crate::extract::amount::find_amounts(&row.text)
@@ -338,6 +339,7 @@ impl PassageReader<'_> {
             statement_year = Some(year);
             let label = statement::label_of(layout, row, found.start).unwrap_or_default();
             let label_words = words_of(&label);
+            statement_label_fit = label_fit(&label_words, &asked.focus);
             let supported = !terms.hits(&label, &label_words).is_empty();
             if year == grid.wanted(asked.year) { if supported { 1.0 } else { 0.0 } } else { -1.0 }
         });
@@ -468,6 +470,7 @@ impl PassageReader<'_> {
             probability: 0.0,
             missing,
             list: None,
+            label_fit: statement_label_fit,
         })
     }
 }
@@ -486,4 +489,38 @@ fn per_share(text: &str) -> bool {
         && words.iter().enumerate().any(|(k, w)| {
             w == "per" && words[k + 1..].iter().take(3).any(|n| n == "share" || n == "shares" || n == "unit")
         })
+}
+
+/// How well a statement row's label names the asked line item: the F1 of
+/// its words against the focus words ("total assets" fits the row "Total
+/// assets" 1.0 and "Total current assets" 0.8).
+fn label_fit(label: &[Word], focus: &[String]) -> f64 {
+    let words: Vec<&str> = label
+        .iter()
+        .map(|w| w.norm.as_str())
+        .filter(|w| w.chars().any(char::is_alphabetic) && !is_generic(w))
+        .collect();
+    if words.is_empty() || focus.is_empty() {
+        return 0.0;
+    }
+    let found = words.iter().filter(|w| focus.iter().any(|f| word_matches(w, f))).count() as f64;
+    let covered = focus.iter().filter(|f| words.iter().any(|w| word_matches(w, f))).count() as f64;
+    let (precision, recall) = (found / words.len() as f64, covered / focus.len() as f64);
+    if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_label_fits_the_line_item_it_names() {
+        let focus = |f: &str| -> Vec<String> { words_of(f).into_iter().map(|w| w.norm).collect() };
+        let fit = |label: &str, f: &str| label_fit(&words_of(label), &focus(f));
+        assert_eq!(fit("Total assets", "total assets"), 1.0);
+        assert!((fit("Total current assets", "total assets") - 0.8).abs() < 1e-9);
+        assert!(fit("Total current assets", "total current assets") > fit("Total assets", "total current assets"));
+        assert_eq!(fit("Goodwill", "total assets"), 0.0);
+        assert_eq!(fit("Total assets", ""), 0.0);
+    }
 }

@@ -82,6 +82,9 @@ pub(crate) struct Candidate {
     pub(crate) list: Option<Vec<(u32, String)>>,
     /// The kind whose finder read it.
     pub(crate) kind: Kind,
+    /// On a statement: how well its row label names the asked line item
+    /// (`candidate::label_fit`), else 0.
+    pub(crate) label_fit: f64,
 }
 
 /// What reading one asked question produced.
@@ -318,6 +321,13 @@ fn read_as(asked: &Asked, source: &Source<'_>, passages: &[Passage], stats: &Doc
     let largest = all.iter().filter_map(|c| magnitude(&c.value)).fold(f64::NEG_INFINITY, f64::max);
     for c in &mut all {
         c.features.largest = f64::from(magnitude(&c.value).is_some_and(|v| v == largest));
+    }
+    // A statement's cell in the asked year column stands for the row whose
+    // label names the asked line item best: "total assets" is the row
+    // "Total assets", not "Total current assets" beside it.
+    let best_fit = all.iter().filter(|c| c.features.statement > 0.0).map(|c| c.label_fit).fold(0.0, f64::max);
+    for c in all.iter_mut().filter(|c| c.features.statement > 0.0 && c.label_fit < best_fit) {
+        c.features.statement = 0.0;
     }
     let mut features: Vec<Features> = all.iter().map(|c| c.features).collect();
     features::set_relative(&mut features);
