@@ -233,9 +233,9 @@ pub(crate) fn read(
     let view = rows.document();
     let source = Source { rows, document };
     if asked.kind == Kind::Text && asked.shape == AnswerShape::Single {
-        let rows: Vec<&str> =
+        let texts: Vec<&str> =
             passages.iter().flat_map(|p| view.line_range(p.line_start, p.line_end)).map(|l| l.text.as_str()).collect();
-        if kinds::identifier::names_series(&rows, &asked.focus) {
+        if kinds::identifier::names_series(&texts, &asked.focus) {
             let coded = Asked { kind: Kind::Identifier, ..asked.clone() };
             let reading = read_as(&coded, &source, passages, stats, taken);
             if !reading.chosen.is_empty() {
