@@ -22,6 +22,11 @@ const FILLER: &[&str] = &[
     "as", "it", "its", "this", "that", "le", "la", "les", "de", "des", "du", "et", "un", "une", "der", "die", "das",
 ];
 
+/// Whether a folded word is a function word ("the", "of", "de").
+pub(crate) fn is_filler(word: &str) -> bool {
+    FILLER.contains(&word)
+}
+
 /// The folded words of a text.
 fn words(t: &str) -> Vec<String> {
     text::normalize(t).split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect()
@@ -85,7 +90,48 @@ pub(crate) fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> boo
         let leaves: Vec<String> = fields.values().filter_map(|v| v.as_str().map(str::to_owned)).collect();
         return leaves.iter().all(|leaf| quote_holds_value(&AnswerValue::Text(leaf.clone()), &quotes));
     }
-    quote_holds_value(&item.value, &quotes)
+    quote_holds_value(&item.value, &quotes) || quotient_holds(item, &quotes)
+}
+
+/// Whether an item computed as a quotient ("29441 million USD / 41190
+/// million USD", its text) holds: each figure is in the quotes, and the
+/// value is the division, in percent when its unit is `%`, as rounded to
+/// the value's own decimals.
+fn quotient_holds(item: &docintel_schema::Item<AnswerValue>, quotes: &str) -> bool {
+    let AnswerValue::Quantity(q) = &item.value else { return false };
+    let Some((top, bottom)) = item.text.as_deref().and_then(|t| t.split_once(" / ")) else { return false };
+    let one = |side: &str| match find_numbers(side).as_slice() {
+        [n] => Some(n.value),
+        _ => None,
+    };
+    let (Some(a), Some(b)) = (one(top), one(bottom)) else { return false };
+    let cited =
+        |x: f64| find_numbers(quotes).iter().any(|t| (t.value.abs() - x.abs()).abs() <= 1e-9 * x.abs().max(1.0));
+    if b == 0.0 || !cited(a) || !cited(b) {
+        return false;
+    }
+    // Both figures in the same scale (each side names its own).
+    let scale = |side: &str| {
+        let lower = side.to_lowercase();
+        if lower.contains("billion") {
+            1e9
+        } else if lower.contains("million") {
+            1e6
+        } else if lower.contains("thousand") {
+            1e3
+        } else {
+            1.0
+        }
+    };
+    // As the generator divides: scales count when both sides state one.
+    let (x, y) = if scale(top) != 1.0 && scale(bottom) != 1.0 { (scale(top), scale(bottom)) } else { (1.0, 1.0) };
+    let mut result = a * x / (b * y);
+    if q.unit.as_deref() == Some("%") {
+        result *= 100.0;
+    }
+    let written = q.quantity.to_string();
+    let decimals = written.split_once('.').map_or(0, |(_, d)| d.len()) as i32;
+    (q.quantity - result).abs() <= 0.5 * 10f64.powi(-decimals) + 1e-9
 }
 
 /// Whether `iso` is a `YYYY-MM-DD` date of the calendar.
@@ -228,6 +274,29 @@ mod tests {
         let sentence = AnswerValue::Text("The Transformer reaches 28.4 BLEU on English-to-German".into());
         assert!(!quote_holds_value(&sentence, "BLEU"));
         assert!(!quote_holds_value(&AnswerValue::Boolean(true), "Covered"));
+    }
+
+    #[test]
+    fn a_quotient_holds_when_both_figures_are_cited_and_it_divides_them() {
+        let item = |quantity: f64, unit: Option<&str>, text: &str, quotes: &[&str]| docintel_schema::Item {
+            value: AnswerValue::Quantity(docintel_schema::Quantity { quantity, unit: unit.map(str::to_owned) }),
+            text: Some(text.to_owned()),
+            spans: quotes
+                .iter()
+                .map(|q| Span { line_start: 1, line_end: 1, page: 1, quote: (*q).to_owned() })
+                .collect(),
+        };
+        let cited = ["Total current liabilities 29,441", "Total liabilities 41,190"];
+        let text = "29441 million USD / 41190 million USD";
+        assert!(item_holds_value(&item(0.715, None, text, &cited)));
+        assert!(item_holds_value(&item(71.5, Some("%"), text, &cited)));
+        // Not the division, at the decimals written.
+        assert!(!item_holds_value(&item(0.72, None, text, &cited)));
+        assert!(!item_holds_value(&item(0.7, None, "41190 / 29441", &cited)));
+        // A figure no quote holds.
+        assert!(!item_holds_value(&item(0.715, None, text, &cited[..1])));
+        // A scale on one side only counts for nothing.
+        assert!(item_holds_value(&item(0.715, None, "29441 USD / 41190 million USD", &cited)));
     }
 
     #[test]

@@ -79,6 +79,7 @@ pub mod llm;
 mod parse;
 mod parts;
 pub mod persist;
+mod quotient;
 mod restrict;
 pub mod satellites;
 mod table;

@@ -705,6 +705,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 constraints: rules.generation.constraints.clone(),
                 parts: rules.generation.parts.clone(),
                 coordination: rules.generation.coordination.clone(),
+                quotient: rules.generation.quotient,
             },
         };
         crate::finish_dispatch(parsed, notes, profile)

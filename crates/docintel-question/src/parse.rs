@@ -14,7 +14,7 @@ use crate::constraints::DistractorHit;
 use crate::lexicon::{collapse_whitespace, detect_language, is_stop, masked, strip_clitic, tokenize};
 use crate::{
     AMBIGUOUS_TERM, ANCHOR_WEIGHT, CascadeLevel, MAX_QUESTION_CHARS, PARSER_NAME, QuestionError, Resolved, RuleParser,
-    TYPE_PATTERN_WEIGHT, TypeModel, chunk_name, classify, context_name, default_plan, finish_dispatch,
+    TYPE_PATTERN_WEIGHT, TypeModel, chunk_name, classify, context_name, default_plan, finish_dispatch, quotient,
     resolve_answer_context, resolve_chunk_strategy, resolve_model, restrict,
 };
 
@@ -213,7 +213,22 @@ impl RuleParser {
             }
             _ => (Vec::new(), None),
         };
-        let asked_parts: &[String] = if !distributed.is_empty() {
+        // "Current liabilities to total liabilities, rounded to three
+        // decimals": two figures and their quotient.
+        let ratio_wanted = format_constraints.contains_key("decimals")
+            || format_constraints.get("unit").is_some_and(|u| u == "percent");
+        let quotient = if distributed.is_empty() && decomposition.pattern != DecompositionPattern::Independent {
+            quotient::split(&focus, ratio_wanted).or_else(|| quotient::split(&corrected, ratio_wanted))
+        } else {
+            None
+        };
+        if let Some([numerator, denominator]) = &quotient {
+            notes.push(format!("a quotient: '{numerator}' divided by '{denominator}'"));
+        }
+        let quotient_parts: Vec<String> = quotient.iter().flatten().cloned().collect();
+        let asked_parts: &[String] = if !quotient_parts.is_empty() {
+            &quotient_parts
+        } else if !distributed.is_empty() {
             &distributed
         } else if decomposition.pattern == DecompositionPattern::Independent {
             &decomposition.sub_questions
@@ -227,7 +242,12 @@ impl RuleParser {
                     let (answer_focus, constraints) = self.asked(q, language);
                     AskedPart {
                         question: q.clone(),
-                        answer_type: self.typed(q, language, None),
+                        // Each side of a quotient is a figure of the statements.
+                        answer_type: if quotient.is_some() {
+                            "amount".to_owned()
+                        } else {
+                            self.typed(q, language, None)
+                        },
                         answer_focus,
                         constraints,
                     }
@@ -259,6 +279,13 @@ impl RuleParser {
         if self.satellites.answer_type(&answer_type).is_none() {
             notes.push(format!("answer type '{answer_type}' is not in the answer types table: text instead"));
             answer_type = "text".to_owned();
+        }
+        if quotient.is_some() {
+            let wanted = if percent_format { "percentage" } else { "number" };
+            if self.satellites.answer_type(wanted).is_some() && answer_type != wanted {
+                notes.push(format!("answer type {wanted}: the question asks for a quotient"));
+                answer_type = wanted.to_owned();
+            }
         }
         let answer_shape = self.classify.answer_shape(&focus, &answer_type);
         // The type's confirmation regex joins the search when the expert
@@ -397,6 +424,7 @@ impl RuleParser {
                 constraints,
                 parts,
                 coordination,
+                quotient: quotient.is_some(),
             },
         };
         Ok(finish_dispatch(parsed, notes, profile))

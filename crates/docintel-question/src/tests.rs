@@ -805,3 +805,30 @@ fn how_old_searches_for_the_age_a_document_prints() {
     assert!(has_age("Quel âge a le directeur général ?"));
     assert!(!has_age("What co-payment applies to insured persons aged above 60?"));
 }
+
+#[test]
+fn a_ratio_of_two_figures_is_asked_as_two_parts_and_their_quotient() {
+    let parsed = parse(
+        "what is Gross Profit to Total Assets ratio for Best Buy for the fiscal year ending January 28, 2023? Round Your answer to three decimal places.",
+    );
+    assert!(parsed.generation.quotient, "{:?}", parsed.parsing_notes);
+    assert_eq!(parsed.answer_type, "number");
+    let parts: Vec<(&str, &str)> =
+        parsed.generation.parts.iter().map(|p| (p.question.as_str(), p.answer_type.as_str())).collect();
+    assert_eq!(
+        parts,
+        [
+            ("What is the Gross Profit for Best Buy for the fiscal year ending January 28, 2023?", "amount"),
+            ("What is the Total Assets for Best Buy for the fiscal year ending January 28, 2023?", "amount")
+        ]
+    );
+    // In percent: a percentage.
+    let parsed = parse(
+        "What is the ratio of net income to revenue in FY2019? Answer in units of percents, rounded to one decimal.",
+    );
+    assert!(parsed.generation.quotient, "{:?}", parsed.parsing_notes);
+    assert_eq!(parsed.answer_type, "percentage");
+    // A question that asks for no ratio is whole.
+    let parsed = parse("What is the maximum amount payable to the insured?");
+    assert!(!parsed.generation.quotient && parsed.generation.parts.is_empty());
+}

@@ -247,6 +247,12 @@ pub struct GenerationBrief {
     /// question is read whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordination: Option<String>,
+    /// The two parts are a numerator and a denominator ("current liabilities
+    /// to total liabilities"): the answer is the first part's figure divided
+    /// by the second's, rounded as `format_constraints` asks (`decimals`, a
+    /// `percent` unit), and cites both figures.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quotient: bool,
 }
 
 /// One independently asked part of a compound question.
@@ -385,6 +391,7 @@ impl ParsedQuestion {
                 constraints: Vec::new(),
                 parts: Vec::new(),
                 coordination: None,
+                quotient: false,
             },
         }
     }

@@ -237,6 +237,104 @@ fn item_of(c: &Candidate, rows: &RowView<'_>, view: &ParsedDocument, passages: &
     Item { value: c.value.clone(), text: Some(c.text.trim().to_owned()), spans }
 }
 
+/// The words that name a statement figure: folded, content words only, a
+/// plural as its singular; "total" and "net" say how it sums, not what.
+fn figure_words(text: &str) -> std::collections::BTreeSet<String> {
+    docintel_schema::text::normalize(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()))
+        .filter(|w| !crate::keywords::is_generic(w) && !matches!(*w, "total" | "net" | "fy" | "usd" | "eur"))
+        .filter(|w| !crate::validate::is_filler(w))
+        .map(|w| if w.len() > 3 { w.strip_suffix('s').unwrap_or(w) } else { w }.to_owned())
+        .collect()
+}
+
+/// Whether the row a figure was read on names `focus` exactly (its label
+/// line, and its own row up to the figure): `Ok`, else `Err` with the label.
+fn names_figure(view: &ParsedDocument, c: &Candidate, focus: &str) -> Result<(), String> {
+    let mut label = c.statement_label.clone().unwrap_or_default();
+    if let Some(row) = c.label_row.filter(|&r| r != c.row && label.is_empty())
+        && let Some(line) = view.line(row)
+    {
+        label.push_str(&line.text);
+        label.push(' ');
+    }
+    if c.statement_label.is_none()
+        && let Some(line) = view.line(c.row)
+    {
+        let mut cut = c.start.min(line.text.len());
+        while !line.text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        label.push_str(&line.text[..cut]);
+    }
+    let wanted = figure_words(focus);
+    if !wanted.is_empty() && figure_words(&label) == wanted {
+        Ok(())
+    } else {
+        Err(docintel_schema::text::truncate_chars(label.trim(), 60).to_owned())
+    }
+}
+
+/// A figure's value in units (an amount's scale word applied).
+fn figure(value: &AnswerValue) -> Option<f64> {
+    match value {
+        AnswerValue::Amount(a) => {
+            let scale = match a.unit.as_deref().map(str::to_lowercase).as_deref() {
+                Some("thousand" | "thousands") => 1e3,
+                Some("million" | "millions") => 1e6,
+                Some("billion" | "billions") => 1e9,
+                _ => 1.0,
+            };
+            Some(a.value * scale)
+        }
+        AnswerValue::Quantity(q) if q.unit.as_deref() != Some("%") => Some(q.quantity),
+        _ => None,
+    }
+}
+
+/// The item answering a quotient: the numerator's figure divided by the
+/// denominator's, rounded to the decimals the question asks for (three
+/// when it names none), in percent when it asks for percent. Its text is the
+/// division as read ("29441 / 41190"), which the citation check recomputes;
+/// its spans are both figures' citations.
+fn quotient_item(
+    question: &ParsedQuestion,
+    numerator: &Item<AnswerValue>,
+    denominator: &Item<AnswerValue>,
+) -> Option<Item<AnswerValue>> {
+    // A statement prints its scale once, in its header: a figure read
+    // without one is in the same scale as the other ("7,531" beside
+    // "4,561 million"), so scales count only when both figures state one.
+    let scaled = |item: &Item<AnswerValue>| matches!(&item.value, AnswerValue::Amount(x) if x.unit.is_some());
+    let both = scaled(numerator) && scaled(denominator);
+    let plain = |value: &AnswerValue| match value {
+        AnswerValue::Amount(x) if !both => Some(x.value),
+        other => figure(other),
+    };
+    let (a, b) = (plain(&numerator.value)?, plain(&denominator.value)?);
+    if b == 0.0 || !a.is_finite() || !b.is_finite() {
+        return None;
+    }
+    let formats = &question.generation.format_constraints;
+    let percent = formats.get("unit").is_some_and(|u| u == "percent");
+    let decimals: i32 = formats.get("decimals").and_then(|d| d.parse().ok()).unwrap_or(3).min(6);
+    let scale = 10f64.powi(decimals);
+    let raw = if percent { a / b * 100.0 } else { a / b };
+    let quantity = (raw * scale).round() / scale;
+    // A quotient that rounds to nothing reads two figures of unlike size.
+    if quantity == 0.0 {
+        return None;
+    }
+    let mut spans: Vec<Span> = numerator.spans.iter().chain(&denominator.spans).cloned().collect();
+    spans.truncate(4);
+    Some(Item {
+        value: AnswerValue::Quantity(docintel_schema::Quantity { quantity, unit: percent.then(|| "%".to_owned()) }),
+        text: Some(format!("{} / {}", numerator.value, denominator.value)),
+        spans,
+    })
+}
+
 fn round2(x: f64) -> f64 {
     (x.clamp(0.0, 1.0) * 100.0).round() / 100.0
 }
@@ -322,8 +420,18 @@ impl Generator for ExtractiveGenerator {
                 });
                 continue;
             }
-            found_parts += 1;
             let chosen: Vec<&Candidate> = reading.chosen.iter().map(|&i| &reading.candidates[i]).collect();
+            // A quotient multiplies a misread: each figure must be read on
+            // a row that names it, no more and no less.
+            if question.generation.quotient
+                && let (Some(part), [only]) = (part, chosen.as_slice())
+                && let Some(focus) = part.answer_focus.as_deref()
+                && let Err(label) = names_figure(view, only, focus)
+            {
+                warnings.push(format!("{}: the figure read is labelled '{label}', not '{focus}'", part.question));
+                continue;
+            }
+            found_parts += 1;
             taken.extend(chosen.iter().map(|c| c.key.clone()));
             earlier.extend(chosen.iter().map(|c| (c.text.trim().to_owned(), c.kind)));
             if parts.len() == 1
@@ -386,6 +494,30 @@ impl Generator for ExtractiveGenerator {
                 }
             } else {
                 items.extend(chosen.iter().map(|c| item_of(c, &rows, view, passages)));
+            }
+        }
+        // "Current liabilities to total liabilities": the two figures read,
+        // the answer is their quotient, citing both.
+        if question.generation.quotient && parts.len() == 2 {
+            match (found_parts, items.as_slice()) {
+                (2, [numerator, denominator]) => match quotient_item(question, numerator, denominator) {
+                    Some(item) => {
+                        warnings.push(format!(
+                            "computed: {} divided by {}",
+                            item.spans.first().map_or("", |s| s.quote.as_str()).chars().take(60).collect::<String>(),
+                            item.spans.last().map_or("", |s| s.quote.as_str()).chars().take(60).collect::<String>()
+                        ));
+                        items = vec![item];
+                    }
+                    None => {
+                        warnings.push("the two figures read are not numbers that divide".to_owned());
+                        items.clear();
+                    }
+                },
+                _ => {
+                    // Half a quotient is no answer.
+                    items.clear();
+                }
             }
         }
         // A listing that names a labelled field is answered by that label's

@@ -324,6 +324,7 @@ impl PassageReader<'_> {
         // A financial statement: the value's year column and row label.
         let mut statement_year: Option<u32> = None;
         let mut statement_label_fit = 0.0;
+        let mut statement_label: Option<String> = None;
         let statement_feature = grid.as_ref().map_or(0.0, |grid| {
             let first_figure = crate::extract::amount::find_amounts(&row.text).first().map_or(found.start, |t| t.start);
             let index = crate::extract::amount::find_amounts(&row.text)
@@ -340,6 +341,7 @@ impl PassageReader<'_> {
             let label = statement::label_of(layout, row, found.start).unwrap_or_default();
             let label_words = words_of(&label);
             statement_label_fit = label_fit(&label_words, &asked.focus);
+            statement_label = Some(label.clone());
             let supported = !terms.hits(&label, &label_words).is_empty();
             if year == grid.wanted(asked.year) { if supported { 1.0 } else { 0.0 } } else { -1.0 }
         });
@@ -471,6 +473,7 @@ impl PassageReader<'_> {
             missing,
             list: None,
             label_fit: statement_label_fit,
+            statement_label,
         })
     }
 }

@@ -85,6 +85,8 @@ pub(crate) struct Candidate {
     /// On a statement: how well its row label names the asked line item
     /// (`candidate::label_fit`), else 0.
     pub(crate) label_fit: f64,
+    /// On a statement: its row label, as the statement prints it.
+    pub(crate) statement_label: Option<String>,
 }
 
 /// What reading one asked question produced.

@@ -369,3 +369,50 @@ fn a_code_under_a_label_the_document_prints_apart_is_mentioned() {
     q.generation.constraints = vec!["EPS Code AR07".to_owned()];
     assert!(warned(&q, "AR07"));
 }
+
+/// "Current liabilities to total liabilities": two figures read, one answer,
+/// their quotient as asked (three decimals), citing both figures; a quotient
+/// one of whose figures is not found is no answer.
+#[test]
+fn a_quotient_divides_the_two_figures_it_cites() {
+    let rows: &[(&str, u32)] = &[
+        ("Balance sheet (in millions of US dollars)", 1),
+        ("Total current liabilities $ 29,441", 1),
+        ("Long-term debt $ 6,692", 1),
+        ("Total liabilities $ 41,190", 1),
+        ("Total equity $ 18,078", 1),
+    ];
+    let mut q = question(
+        "What is current liabilities to total liabilities? Round your answer to three decimal places.",
+        "number",
+        &["current", "liabilities", "total"],
+    );
+    q.generation.parts = vec![
+        asked_part("What is the current liabilities?", "amount", Some("current liabilities")),
+        asked_part("What is the total liabilities?", "amount", Some("total liabilities")),
+    ];
+    q.generation.quotient = true;
+    q.generation.format_constraints.insert("decimals".to_owned(), "3".to_owned());
+    let document = doc(rows);
+    let generation = run(&q, &document, &page_passages(&document));
+    let items = &generation.answer.items;
+    assert_eq!(items.len(), 1, "{:?}", generation.answer);
+    assert_eq!(rendered(&items[0].value), "0.715");
+    let quotes: Vec<&str> = items[0].spans.iter().map(|s| s.quote.as_str()).collect();
+    assert!(quotes.iter().any(|q| q.contains("29,441")) && quotes.iter().any(|q| q.contains("41,190")), "{quotes:?}");
+    // In percent, to one decimal.
+    q.generation.format_constraints.insert("decimals".to_owned(), "1".to_owned());
+    q.generation.format_constraints.insert("unit".to_owned(), "percent".to_owned());
+    let generation = run(&q, &document, &page_passages(&document));
+    assert_eq!(generation.answer.items.iter().map(|i| rendered(&i.value)).collect::<Vec<_>>(), ["71.5%"]);
+    // A row that names more than the figure asked ("Total liabilities and
+    // equity" for "total liabilities") is no figure of a quotient.
+    let other: Vec<(&str, u32)> = rows.iter().copied().filter(|(t, _)| !t.starts_with("Total liabilities")).collect();
+    let other = doc(&[other.as_slice(), &[("Total liabilities and equity $ 59,268", 1)]].concat());
+    let generation = run(&q, &other, &page_passages(&other));
+    assert!(generation.answer.items.is_empty(), "{:?}", generation.answer.items);
+    // The denominator is nowhere: no answer, not the numerator alone.
+    q.generation.parts[1] = asked_part("What is the deferred revenue?", "amount", Some("deferred revenue"));
+    let generation = run(&q, &document, &page_passages(&document));
+    assert!(generation.answer.items.is_empty(), "{:?}", generation.answer.items);
+}
