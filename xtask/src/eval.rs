@@ -4,7 +4,8 @@
 //! [--min-accuracy F]` runs the project's invoices (always) and, with
 //! `--shared`, the shared invoices plus the sets of [`crate::eval_sets`].
 //! `eval retrieval ...` is [`crate::eval_retrieval`], `eval generation ...`
-//! [`crate::eval_generation`], `eval llm ...` [`crate::eval_llm`].
+//! [`crate::eval_generation`], `eval llm ...` [`crate::eval_llm`], `eval ocr ...`
+//! [`crate::eval_ocr`].
 //!
 //! Today's gold sets are invoices: each `<name>.pdf` with a `<name>.json`
 //! listing expected fields (invoice2data format). For every invoice the eval
@@ -71,6 +72,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         Some("retrieval") => return crate::eval_retrieval::run(&args[1..]),
         Some("generation") => return crate::eval_generation::run(&args[1..]),
         Some("llm") => return crate::eval_llm::run(&args[1..]),
+        Some("ocr") => return crate::eval_ocr::run(&args[1..]),
         Some("invoices" | "sets") | None => {}
         Some(other) if !other.starts_with("--") => bail!("unknown eval kind {other} (retrieval, or options)"),
         Some(_) => {}

@@ -50,7 +50,7 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// Reads one JSONL set; the set name is the file stem unless the id names
 /// one (`papers-attn-01` → `papers`).
-fn read_jsonl(path: &Path) -> anyhow::Result<Vec<DevQuestion>> {
+pub(crate) fn read_jsonl(path: &Path) -> anyhow::Result<Vec<DevQuestion>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let mut out = Vec::new();

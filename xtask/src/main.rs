@@ -19,6 +19,8 @@
 //!   same questions asked in process;
 //!   `bench parse` compares the PDF parser with PyMuPDF (speed, RSS, fidelity);
 //!   `stress` parses every stress fixture in a child process with a timeout.
+//! - `eval ocr [--shared DIR]` asks the policy questions of an image-only copy of a
+//!   shared policy and of the original, and measures OCR character accuracy.
 //! - `image-only IN.pdf OUT.pdf` writes a copy of a PDF with its pages drawn as
 //!   images and no text layer (the scanned fixtures of the OCR tests).
 
@@ -31,6 +33,7 @@ mod eval;
 mod eval_dev;
 mod eval_generation;
 mod eval_llm;
+mod eval_ocr;
 mod eval_report;
 mod eval_retrieval;
 mod eval_sets;

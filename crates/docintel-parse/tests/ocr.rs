@@ -87,3 +87,35 @@ fn the_page_limit_leaves_pages_unread_with_a_diagnostic() {
         doc.diagnostics
     );
 }
+
+#[test]
+fn a_page_whose_standard_fonts_are_not_embedded_is_drawn_with_its_text() {
+    // The Flipkart invoice names Helvetica, Helvetica-Bold and Times-Italic without embedding
+    // them: hayro draws them with its substitutes (`embed-fonts`), else the page is blank where
+    // the text is, and an image-only copy of such a PDF has nothing to read.
+    let path = invoice("FlipkartInvoice.pdf");
+    let doc = parse_with(&path, OcrOptions::disabled());
+    let bytes = std::fs::read(&path).unwrap();
+    let image = docintel_parse::render_page(&bytes, None, 1, 100).unwrap_or_else(|e| panic!("{e}"));
+    let page = &doc.pages[0];
+    let scale = image.width as f32 / page.width;
+    let dark_share = |line: &Line| {
+        let (x0, x1) = ((line.bbox.x0 * scale) as usize, (line.bbox.x1 * scale).ceil() as usize);
+        let (y0, y1) =
+            (((page.height - line.bbox.y1) * scale) as usize, ((page.height - line.bbox.y0) * scale).ceil() as usize);
+        let (x1, y1) = (x1.min(image.width as usize), y1.min(image.height as usize));
+        let pixels: Vec<u8> = (y0..y1)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .map(|(x, y)| image.gray[y * image.width as usize + x])
+            .collect();
+        pixels.iter().filter(|&&g| g < 128).count() as f32 / pixels.len().max(1) as f32
+    };
+    let worded: Vec<&Line> = doc
+        .lines
+        .iter()
+        .filter(|l| l.page == 1 && l.text.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+        .collect();
+    assert!(worded.len() >= 20, "{:#?}", doc.lines);
+    let inked: Vec<&&Line> = worded.iter().filter(|l| dark_share(l) >= 0.03).collect();
+    assert!(inked.len() * 10 >= worded.len() * 9, "{} of {} text lines drawn", inked.len(), worded.len());
+}
