@@ -93,23 +93,39 @@ pub(crate) fn item_holds_value(item: &docintel_schema::Item<AnswerValue>) -> boo
     quote_holds_value(&item.value, &quotes) || quotient_holds(item, &quotes)
 }
 
-/// Whether an item computed as a quotient ("29441 million USD / 41190
-/// million USD", its text) holds: each figure is in the quotes, and the
-/// value is the division, in percent when its unit is `%`, as rounded to
-/// the value's own decimals.
+/// Whether an item computed from cited figures holds. Its text is the
+/// computation: a quotient ("29441 million USD / 41190 million USD") or a
+/// growth ("(1250 million USD - 1000 million USD) / 1000 million USD"). Each
+/// figure must be in the quotes, and the value must be the computation's
+/// result (in percent when its unit is `%`) as rounded to its own decimals.
 fn quotient_holds(item: &docintel_schema::Item<AnswerValue>, quotes: &str) -> bool {
     let AnswerValue::Quantity(q) = &item.value else { return false };
-    let Some((top, bottom)) = item.text.as_deref().and_then(|t| t.split_once(" / ")) else { return false };
+    let Some((top, bottom)) = item.text.as_deref().and_then(|t| t.rsplit_once(" / ")) else { return false };
     let one = |side: &str| match find_numbers(side).as_slice() {
         [n] => Some(n.value),
         _ => None,
     };
-    let (Some(a), Some(b)) = (one(top), one(bottom)) else { return false };
+    // The numerator: one figure, or a difference of two.
+    let (minuend, subtrahend) = match top.trim().strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        Some(inner) => match inner.split_once(" - ") {
+            Some((x, y)) => (x, Some(y)),
+            None => return false,
+        },
+        None => (top, None),
+    };
+    let Some(a) = one(minuend) else { return false };
+    let Some(b) = one(bottom) else { return false };
+    let c = match subtrahend.map(one) {
+        Some(Some(c)) => Some(c),
+        Some(None) => return false,
+        None => None,
+    };
     let cited =
         |x: f64| find_numbers(quotes).iter().any(|t| (t.value.abs() - x.abs()).abs() <= 1e-9 * x.abs().max(1.0));
-    if b == 0.0 || !cited(a) || !cited(b) {
+    if b == 0.0 || !cited(a) || !cited(b) || c.is_some_and(|c| !cited(c)) {
         return false;
     }
+    let top = minuend;
     // Both figures in the same scale (each side names its own).
     let scale = |side: &str| {
         let lower = side.to_lowercase();
@@ -125,7 +141,10 @@ fn quotient_holds(item: &docintel_schema::Item<AnswerValue>, quotes: &str) -> bo
     };
     // As the generator divides: scales count when both sides state one.
     let (x, y) = if scale(top) != 1.0 && scale(bottom) != 1.0 { (scale(top), scale(bottom)) } else { (1.0, 1.0) };
-    let mut result = a * x / (b * y);
+    let mut result = match c {
+        Some(c) => (a - c) * x / (b * y),
+        None => a * x / (b * y),
+    };
     if q.unit.as_deref() == Some("%") {
         result *= 100.0;
     }
@@ -297,6 +316,12 @@ mod tests {
         assert!(!item_holds_value(&item(0.715, None, text, &cited[..1])));
         // A scale on one side only counts for nothing.
         assert!(item_holds_value(&item(0.715, None, "29441 USD / 41190 million USD", &cited)));
+        // A growth: the change over the first figure.
+        let years = ["Revenue in 2016 1,000", "Revenue in 2017 1,250"];
+        let growth = "(1250 million USD - 1000 million USD) / 1000 million USD";
+        assert!(item_holds_value(&item(25.0, Some("%"), growth, &years)));
+        assert!(!item_holds_value(&item(20.0, Some("%"), growth, &years)));
+        assert!(!item_holds_value(&item(25.0, Some("%"), growth, &years[..1])));
     }
 
     #[test]

@@ -705,7 +705,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 constraints: rules.generation.constraints.clone(),
                 parts: rules.generation.parts.clone(),
                 coordination: rules.generation.coordination.clone(),
-                quotient: rules.generation.quotient,
+                computed: rules.generation.computed,
             },
         };
         crate::finish_dispatch(parsed, notes, profile)

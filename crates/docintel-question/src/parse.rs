@@ -215,17 +215,18 @@ impl RuleParser {
         };
         // "Current liabilities to total liabilities, rounded to three
         // decimals": two figures and their quotient.
-        let ratio_wanted = format_constraints.contains_key("decimals")
-            || format_constraints.get("unit").is_some_and(|u| u == "percent");
+        let percent_wanted = format_constraints.get("unit").is_some_and(|u| u == "percent");
+        let ratio_wanted = format_constraints.contains_key("decimals") || percent_wanted;
         let quotient = if distributed.is_empty() && decomposition.pattern != DecompositionPattern::Independent {
-            quotient::split(&focus, ratio_wanted).or_else(|| quotient::split(&corrected, ratio_wanted))
+            quotient::split(&focus, ratio_wanted, percent_wanted)
+                .or_else(|| quotient::split(&corrected, ratio_wanted, percent_wanted))
         } else {
             None
         };
-        if let Some([numerator, denominator]) = &quotient {
-            notes.push(format!("a quotient: '{numerator}' divided by '{denominator}'"));
+        if let Some((computed, [first, second])) = &quotient {
+            notes.push(format!("computed ({computed:?}) from '{first}' and '{second}'"));
         }
-        let quotient_parts: Vec<String> = quotient.iter().flatten().cloned().collect();
+        let quotient_parts: Vec<String> = quotient.iter().flat_map(|(_, parts)| parts.iter().cloned()).collect();
         let asked_parts: &[String] = if !quotient_parts.is_empty() {
             &quotient_parts
         } else if !distributed.is_empty() {
@@ -424,7 +425,7 @@ impl RuleParser {
                 constraints,
                 parts,
                 coordination,
-                quotient: quotient.is_some(),
+                computed: quotient.as_ref().map(|(computed, _)| *computed),
             },
         };
         Ok(finish_dispatch(parsed, notes, profile))

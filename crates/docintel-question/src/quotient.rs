@@ -11,6 +11,7 @@
 
 use std::sync::LazyLock;
 
+use docintel_schema::Computed;
 use regex::Regex;
 
 /// Most words of either side: a line item, not a clause.
@@ -71,6 +72,47 @@ static DEFINED: LazyLock<Regex> = LazyLock::new(|| {
     .expect("definition regex compiles")
 });
 
+/// A growth between two years: "the year-over-year change in revenue from
+/// FY2016 to FY2017", "the FY2019 - FY2020 total revenue growth rate".
+static GROWTH_FROM_TO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:year[- ]over[- ]year\s+)?(?:growth(?:\s+rate)?|(?:percentage\s+|percent\s+)?change|increase|decrease)\s+(?:of|in)\s+(?:the\s+)?(?P<x>[^?.]+?)\s+(?:from|between)\s+(?P<y1>(?:fy\s?)?(?:19|20)\d{2})\s+(?:to|and)\s+(?P<y2>(?:fy\s?)?(?:19|20)\d{2})\b")
+        .expect("growth regex compiles")
+});
+static GROWTH_SPAN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?P<y1>(?:fy\s?)?(?:19|20)\d{2})\s*(?:-|–|to)\s*(?P<y2>(?:fy\s?)?(?:19|20)\d{2})\s+(?:the\s+)?(?P<x>[^?.]+?)\s+growth(?:\s+rate)?\b")
+        .expect("growth span regex compiles")
+});
+/// "the growth rate of advertising cost for 3M in FY2018": from the year
+/// before.
+static GROWTH_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bgrowth(?:\s+rate)?\s+(?:of|in)\s+(?:the\s+)?(?P<x>[^?.]+?)\s+(?:for\s+[^?.]+?\s+)?in\s+(?P<y2>(?:fy\s?)?(?:19|20)\d{2})\b")
+        .expect("growth-in regex compiles")
+});
+
+/// The two questions of a growth (the earlier year's figure first), when
+/// `text` asks for one in percent.
+fn growth(text: &str) -> Option<[String; 2]> {
+    let number = |y: &str| y.chars().filter(char::is_ascii_digit).collect::<String>().parse::<u32>().ok();
+    let (x, first, second) = if let Some(c) = GROWTH_FROM_TO.captures(text).or_else(|| GROWTH_SPAN.captures(text)) {
+        (c.name("x")?.as_str().to_owned(), c.name("y1")?.as_str().to_owned(), c.name("y2")?.as_str().to_owned())
+    } else {
+        let c = GROWTH_IN.captures(text)?;
+        let later = c.name("y2")?.as_str();
+        let fy = later.to_lowercase().starts_with("fy");
+        let earlier = number(later)? - 1;
+        (
+            c.name("x")?.as_str().to_owned(),
+            if fy { format!("FY{earlier}") } else { earlier.to_string() },
+            later.to_owned(),
+        )
+    };
+    if number(&first)? + 1 != number(&second)? {
+        return None;
+    }
+    let figure = figure_name(&x)?;
+    Some([format!("What is the {figure} in {first}?"), format!("What is the {figure} in {second}?")])
+}
+
 /// A year written in a side ("FY2021", "2020"): moved to the restrictions.
 static YEAR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:fy\s?)?(?:19|20)\d{2}\b").expect("year regex compiles"));
@@ -78,7 +120,14 @@ static YEAR: LazyLock<Regex> =
 /// The two questions whose answers' quotient `text` asks for (numerator
 /// first), or `None` when it asks for no ratio. `ratio_wanted` is whether
 /// the question's format instructions ask for decimals or a percent.
-pub(crate) fn split(text: &str, ratio_wanted: bool) -> Option<[String; 2]> {
+pub(crate) fn split(text: &str, ratio_wanted: bool, percent: bool) -> Option<(Computed, [String; 2])> {
+    if percent && let Some(parts) = growth(text) {
+        return Some((Computed::Growth, parts));
+    }
+    quotient(text, ratio_wanted).map(|parts| (Computed::Quotient, parts))
+}
+
+fn quotient(text: &str, ratio_wanted: bool) -> Option<[String; 2]> {
     let says_ratio = text.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| w == "ratio");
     if !says_ratio && !ratio_wanted {
         return None;
@@ -155,9 +204,36 @@ fn figure_name(raw: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::split;
+    use docintel_schema::Computed;
 
     fn parts(text: &str, wanted: bool) -> Option<[String; 2]> {
-        split(text, wanted)
+        split(text, wanted, false).map(|(computed, parts)| {
+            assert_eq!(computed, Computed::Quotient);
+            parts
+        })
+    }
+
+    #[test]
+    fn a_growth_in_percent_reads_the_figure_in_both_years() {
+        let growth = |text: &str| split(text, true, true).filter(|(c, _)| *c == Computed::Growth).map(|(_, p)| p);
+        let years =
+            |x: &str, a: &str, b: &str| Some([format!("What is the {x} in {a}?"), format!("What is the {x} in {b}?")]);
+        assert_eq!(
+            growth("What is Acme's year-over-year change in revenue from FY2016 to FY2017 (in units of percents)?"),
+            years("revenue", "FY2016", "FY2017")
+        );
+        assert_eq!(
+            growth("What is the FY2019 - FY2020 total revenue growth rate for Acme?"),
+            years("total revenue", "FY2019", "FY2020")
+        );
+        assert_eq!(
+            growth("What is the growth rate of advertising and merchandising cost for 3M in FY2018?"),
+            years("advertising and merchandising cost", "FY2017", "FY2018")
+        );
+        // Years that are not consecutive: an average growth, not this.
+        assert_eq!(growth("What is the change in revenue from 2015 to 2019?"), None);
+        // Not in percent: no growth asked.
+        assert_eq!(split("What is the change in revenue from 2019 to 2020?", false, false), None);
     }
 
     #[test]

@@ -811,7 +811,7 @@ fn a_ratio_of_two_figures_is_asked_as_two_parts_and_their_quotient() {
     let parsed = parse(
         "what is Gross Profit to Total Assets ratio for Best Buy for the fiscal year ending January 28, 2023? Round Your answer to three decimal places.",
     );
-    assert!(parsed.generation.quotient, "{:?}", parsed.parsing_notes);
+    assert_eq!(parsed.generation.computed, Some(docintel_schema::Computed::Quotient), "{:?}", parsed.parsing_notes);
     assert_eq!(parsed.answer_type, "number");
     let parts: Vec<(&str, &str)> =
         parsed.generation.parts.iter().map(|p| (p.question.as_str(), p.answer_type.as_str())).collect();
@@ -826,9 +826,9 @@ fn a_ratio_of_two_figures_is_asked_as_two_parts_and_their_quotient() {
     let parsed = parse(
         "What is the ratio of net income to revenue in FY2019? Answer in units of percents, rounded to one decimal.",
     );
-    assert!(parsed.generation.quotient, "{:?}", parsed.parsing_notes);
+    assert_eq!(parsed.generation.computed, Some(docintel_schema::Computed::Quotient), "{:?}", parsed.parsing_notes);
     assert_eq!(parsed.answer_type, "percentage");
     // A question that asks for no ratio is whole.
     let parsed = parse("What is the maximum amount payable to the insured?");
-    assert!(!parsed.generation.quotient && parsed.generation.parts.is_empty());
+    assert!(parsed.generation.computed.is_none() && parsed.generation.parts.is_empty());
 }

@@ -41,7 +41,7 @@ pub use document::{
 };
 pub use meta::{AskOutput, CitationProblem, CorpusMeta, Meta, SkippedStep, StepUsage};
 pub use question::{
-    AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction,
+    AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Computed, Decomposition, DecompositionPattern, Distinction,
     ExecutionPlan, GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters,
     StructuralHints,
 };

@@ -247,12 +247,23 @@ pub struct GenerationBrief {
     /// question is read whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coordination: Option<String>,
-    /// The two parts are a numerator and a denominator ("current liabilities
-    /// to total liabilities"): the answer is the first part's figure divided
-    /// by the second's, rounded as `format_constraints` asks (`decimals`, a
-    /// `percent` unit), and cites both figures.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub quotient: bool,
+    /// The answer is computed from the two parts' figures, rounded as
+    /// `format_constraints` asks (`decimals`, a `percent` unit), and cites
+    /// both figures; `None` for an answer read as printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computed: Option<Computed>,
+}
+
+/// How an answer is computed from the two figures its parts read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Computed {
+    /// The first figure divided by the second ("current liabilities to
+    /// total liabilities").
+    Quotient,
+    /// The relative change from the first figure to the second ("revenue
+    /// growth from FY2016 to FY2017"): (second - first) / first.
+    Growth,
 }
 
 /// One independently asked part of a compound question.
@@ -391,7 +402,7 @@ impl ParsedQuestion {
                 constraints: Vec::new(),
                 parts: Vec::new(),
                 coordination: None,
-                quotient: false,
+                computed: None,
             },
         }
     }

@@ -11,7 +11,7 @@
 //! parts of a compound question).
 
 use docintel_schema::{
-    Answer, AnswerFeedback, AnswerShape, AnswerValue, AskedPart, ChunkStrategy, ExtractionMethod, Generation,
+    Answer, AnswerFeedback, AnswerShape, AnswerValue, AskedPart, ChunkStrategy, Computed, ExtractionMethod, Generation,
     Generator, Item, ParsedDocument, ParsedQuestion, Passage, RowView, Span, TraceEvent, TraceSink, Usage,
 };
 use serde_json::json;
@@ -293,13 +293,15 @@ fn figure(value: &AnswerValue) -> Option<f64> {
     }
 }
 
-/// The item answering a quotient: the numerator's figure divided by the
-/// denominator's, rounded to the decimals the question asks for (three
+/// The item answering a computed question: the first figure divided by
+/// the second (a quotient), or the relative change from the first to the
+/// second (a growth), rounded to the decimals the question asks for (three
 /// when it names none), in percent when it asks for percent. Its text is the
-/// division as read ("29441 / 41190"), which the citation check recomputes;
-/// its spans are both figures' citations.
-fn quotient_item(
+/// computation as read ("29441 / 41190", "(1042 - 1141) / 1141"), which the
+/// citation check recomputes; its spans are both figures' citations.
+fn computed_item(
     question: &ParsedQuestion,
+    computed: Computed,
     numerator: &Item<AnswerValue>,
     denominator: &Item<AnswerValue>,
 ) -> Option<Item<AnswerValue>> {
@@ -320,17 +322,28 @@ fn quotient_item(
     let percent = formats.get("unit").is_some_and(|u| u == "percent");
     let decimals: i32 = formats.get("decimals").and_then(|d| d.parse().ok()).unwrap_or(3).min(6);
     let scale = 10f64.powi(decimals);
-    let raw = if percent { a / b * 100.0 } else { a / b };
+    let (top, bottom) = match computed {
+        Computed::Quotient => (a, b),
+        // From the first year's figure to the second's.
+        Computed::Growth => (b - a, a),
+    };
+    if bottom == 0.0 {
+        return None;
+    }
+    let raw = if percent { top / bottom * 100.0 } else { top / bottom };
     let quantity = (raw * scale).round() / scale;
     // A quotient that rounds to nothing reads two figures of unlike size.
-    if quantity == 0.0 {
+    if quantity == 0.0 && computed == Computed::Quotient {
         return None;
     }
     let mut spans: Vec<Span> = numerator.spans.iter().chain(&denominator.spans).cloned().collect();
     spans.truncate(4);
     Some(Item {
         value: AnswerValue::Quantity(docintel_schema::Quantity { quantity, unit: percent.then(|| "%".to_owned()) }),
-        text: Some(format!("{} / {}", numerator.value, denominator.value)),
+        text: Some(match computed {
+            Computed::Quotient => format!("{} / {}", numerator.value, denominator.value),
+            Computed::Growth => format!("({} - {}) / {}", denominator.value, numerator.value, numerator.value),
+        }),
         spans,
     })
 }
@@ -423,7 +436,7 @@ impl Generator for ExtractiveGenerator {
             let chosen: Vec<&Candidate> = reading.chosen.iter().map(|&i| &reading.candidates[i]).collect();
             // A quotient multiplies a misread: each figure must be read on
             // a row that names it, no more and no less.
-            if question.generation.quotient
+            if question.generation.computed.is_some()
                 && let (Some(part), [only]) = (part, chosen.as_slice())
                 && let Some(focus) = part.answer_focus.as_deref()
                 && let Err(label) = names_figure(view, only, focus)
@@ -498,12 +511,18 @@ impl Generator for ExtractiveGenerator {
         }
         // "Current liabilities to total liabilities": the two figures read,
         // the answer is their quotient, citing both.
-        if question.generation.quotient && parts.len() == 2 {
+        if let Some(computed) = question.generation.computed
+            && parts.len() == 2
+        {
             match (found_parts, items.as_slice()) {
-                (2, [numerator, denominator]) => match quotient_item(question, numerator, denominator) {
+                (2, [numerator, denominator]) => match computed_item(question, computed, numerator, denominator) {
                     Some(item) => {
                         warnings.push(format!(
-                            "computed: {} divided by {}",
+                            "computed ({}) from {} and {}",
+                            match computed {
+                                Computed::Quotient => "quotient",
+                                Computed::Growth => "growth",
+                            },
                             item.spans.first().map_or("", |s| s.quote.as_str()).chars().take(60).collect::<String>(),
                             item.spans.last().map_or("", |s| s.quote.as_str()).chars().take(60).collect::<String>()
                         ));

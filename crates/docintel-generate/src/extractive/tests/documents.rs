@@ -391,7 +391,7 @@ fn a_quotient_divides_the_two_figures_it_cites() {
         asked_part("What is the current liabilities?", "amount", Some("current liabilities")),
         asked_part("What is the total liabilities?", "amount", Some("total liabilities")),
     ];
-    q.generation.quotient = true;
+    q.generation.computed = Some(docintel_schema::Computed::Quotient);
     q.generation.format_constraints.insert("decimals".to_owned(), "3".to_owned());
     let document = doc(rows);
     let generation = run(&q, &document, &page_passages(&document));
@@ -415,4 +415,32 @@ fn a_quotient_divides_the_two_figures_it_cites() {
     q.generation.parts[1] = asked_part("What is the deferred revenue?", "amount", Some("deferred revenue"));
     let generation = run(&q, &document, &page_passages(&document));
     assert!(generation.answer.items.is_empty(), "{:?}", generation.answer.items);
+}
+
+/// "The change in revenue from 2016 to 2017, in percent": each year's
+/// figure read, the answer their relative change, citing both.
+#[test]
+fn a_growth_is_the_change_from_the_first_figure_to_the_second() {
+    let rows: &[(&str, u32)] =
+        &[("Revenue in 2016 was $ 1,000 million.", 1), ("Revenue in 2017 was $ 1,250 million.", 2), ("Other", 3)];
+    let mut q = question(
+        "What is the change in revenue from 2016 to 2017? Answer in percent, rounded to one decimal.",
+        "percentage",
+        &["revenue", "2016", "2017"],
+    );
+    let part = |text: &str, year: &str| {
+        let mut p = asked_part(text, "amount", Some("revenue"));
+        p.constraints = vec![year.to_owned()];
+        p
+    };
+    q.generation.parts =
+        vec![part("What is the revenue in 2016?", "2016"), part("What is the revenue in 2017?", "2017")];
+    q.generation.computed = Some(docintel_schema::Computed::Growth);
+    q.generation.format_constraints.insert("decimals".to_owned(), "1".to_owned());
+    q.generation.format_constraints.insert("unit".to_owned(), "percent".to_owned());
+    let document = doc(rows);
+    let generation = run(&q, &document, &page_passages(&document));
+    let items = &generation.answer.items;
+    assert_eq!(items.iter().map(|i| rendered(&i.value)).collect::<Vec<_>>(), ["25%"], "{:?}", generation.answer);
+    assert_eq!(items[0].spans.len(), 2);
 }
