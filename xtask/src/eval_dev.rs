@@ -144,8 +144,8 @@ fn python_list(raw: &str) -> Vec<String> {
     items.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
 }
 
-/// Every JSONL set under `fixtures/eval/dev/` plus MMLongBench-Doc.
-pub(crate) fn load_all(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
+/// The JSONL sets under `fixtures/eval/dev/`, sorted by path.
+pub(crate) fn dev_files() -> anyhow::Result<Vec<PathBuf>> {
     let dir = crate::tidy::project_root().join("fixtures/eval/dev");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .with_context(|| format!("cannot read {}", dir.display()))?
@@ -153,6 +153,12 @@ pub(crate) fn load_all(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Every JSONL set under `fixtures/eval/dev/` plus MMLongBench-Doc.
+pub(crate) fn load_all(shared: &Path) -> anyhow::Result<Vec<DevQuestion>> {
+    let mut files = dev_files()?;
     // `DOCINTEL_EVAL_DEV_FILES=a,b` keeps the sets of those file stems only
     // (comparing runs on a fixed set while new sets are being written).
     if let Ok(only) = std::env::var("DOCINTEL_EVAL_DEV_FILES") {

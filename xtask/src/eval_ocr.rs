@@ -134,19 +134,12 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
 
 /// The policy's questions in the dev gold.
 fn questions() -> anyhow::Result<Vec<DevQuestion>> {
-    let dir = crate::tidy::project_root().join("fixtures/eval/dev");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
     let mut out = Vec::new();
-    for file in files {
+    for file in crate::eval_dev::dev_files()? {
         out.extend(crate::eval_dev::read_jsonl(&file)?.into_iter().filter(|q| q.doc == DOC));
     }
     if out.is_empty() {
-        bail!("no question on {DOC} in {}", dir.display());
+        bail!("no question on {DOC} in fixtures/eval/dev");
     }
     Ok(out)
 }
