@@ -376,15 +376,31 @@ impl PassageReader<'_> {
         }
         // A row that pairs its figures with years ("34%, 31% and 31% ... in
         // 2017, 2018 and 2019") gives this one for its own year only.
+        // The sentence is read from the row before when that row does not
+        // end one ("PetSmart and Petco accounted for / 36 percent and 14
+        // percent, respectively").
+        let paired_figures =
+            matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) && found.last_row == i;
+        let (sentence, shift) = match has_prev.then(|| rows[i - 1].text.trim_end()) {
+            Some(prev) if !prev.is_empty() && !prev.ends_with(['.', ':', ';', '?', '!']) => {
+                (format!("{prev} {}", row.text), prev.len() + 1)
+            }
+            _ => (row.text.clone(), 0),
+        };
         let row_year =
-            if matches!(found.kind.group(), Group::Numeric | Group::Amount | Group::AmountDue) && found.last_row == i {
-                respective::year_of(&row.text, found.start, found.end)
-            } else {
-                None
-            };
+            if paired_figures { respective::year_of(&sentence, found.start + shift, found.end + shift) } else { None };
         let other_year = match (row_year, &asked.sole_year) {
             (Some(year), Some((wanted, text))) if year != *wanted => Some(text),
             _ => None,
+        };
+        // "PetSmart and Petco accounted for 36 percent and 14 percent,
+        // respectively": 14 percent is Petco's, not PetSmart's.
+        let respectively = paired_figures
+            && (own.folded.contains("respectively") || (has_next && facts[next_index].folded.contains("respectively")));
+        let other_name = |name: &str| {
+            respectively
+                && respective::goes_with_name(&sentence, found.start + shift, found.end + shift, name, true)
+                    == Some(false)
         };
         let missing: Vec<String> = asked
             .constraints
@@ -394,6 +410,7 @@ impl PassageReader<'_> {
                     && !c.caption_pages.contains(&passage.page)
                     && !answerable::found_in(c, if c.local { &near } else { &evidence })
                     || other_year == Some(&c.text)
+                    || other_name(&c.text)
             })
             .map(|c| c.text.clone())
             .collect();

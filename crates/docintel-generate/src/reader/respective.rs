@@ -7,15 +7,21 @@
 //! row; a figure of that form outside the list goes with the one year the
 //! row names outside any list. The reader holds a question's year to it: a
 //! figure the row gives for another year is not the asked year's value.
+//!
+//! Names pair the same way when the sentence says "respectively":
+//! "PetSmart and Petco accounted for 36 percent and 14 percent,
+//! respectively" gives 14 percent for Petco, not for PetSmart
+//! ([`name_pairs`]).
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 /// A year, or a figure: an optional currency, digits with separators, an
-/// optional percent.
+/// optional percent or scale word ("$932 million, $871 million and $787
+/// million" is one list).
 static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[$€£¥]\s?)?\d[\d,.]*\d(?:\s?(?:%|percent\b))?|(?:[$€£¥]\s?)?\d(?:\s?(?:%|percent\b))?")
+    Regex::new(r"(?i)(?:[$€£¥]\s?)?(?:\d[\d,.]*\d|\d)(?:\s?(?:%|percent\b|(?:thousand|million|billion|trillion)\b))?")
         .expect("figure pattern")
 });
 
@@ -117,9 +123,57 @@ pub(crate) fn year_of(text: &str, start: usize, end: usize) -> Option<u32> {
     }
 }
 
+/// One name of a list: up to four words, each opening with a capital.
+const NAME: &str = r"\p{Lu}[\w&.'’-]*(?:\s+\p{Lu}[\w&.'’-]*){0,3}";
+
+/// A name closing the text, after a list separator.
+static NAME_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"({NAME})(?:\s*,\s*(?:and|or)|\s*,|\s+(?:and|or))\s*$")).expect("name pattern")
+});
+/// A list separator, then a name, opening the text.
+static NAME_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"^(?:\s*,\s*(?:and|or)\s+|\s*,\s*|\s+(?:and|or)\s+)({NAME})")).expect("name pattern")
+});
+
+/// Whether the figure at `start..end` of `text` is given for `name`, when
+/// the row lists names and as many figures side by side and says so
+/// (`respectively`: the row or the one after says "respectively"):
+/// `Some(true)` when the figure's place in its list is the name's place in
+/// its list, `Some(false)` when it is another name's place, `None` when the
+/// row pairs nothing.
+pub(crate) fn goes_with_name(text: &str, start: usize, end: usize, name: &str, respectively: bool) -> Option<bool> {
+    if !respectively || name.trim().is_empty() {
+        return None;
+    }
+    let items = items(text);
+    let lists = lists(text, &items);
+    let overlaps = |i: &Item| i.start < end && start < i.end;
+    let figures = lists.iter().find(|l| l[0].form != Form::Year && l.iter().any(overlaps))?;
+    let at = figures.iter().position(overlaps)?;
+    let pattern = Regex::new(&format!(r"(?i)\b{}\b", regex::escape(name.trim()))).ok()?;
+    for m in pattern.find_iter(text) {
+        let mut before = 0;
+        let mut head = &text[..m.start()];
+        while let Some(c) = NAME_BEFORE.captures(head) {
+            before += 1;
+            head = &head[..c.get(1).map_or(0, |g| g.start())];
+        }
+        let mut after = 0;
+        let mut tail = &text[m.end()..];
+        while let Some(c) = NAME_AFTER.captures(tail) {
+            after += 1;
+            tail = &tail[c.get(0).map_or(tail.len(), |g| g.end())..];
+        }
+        if before + after > 0 && before + 1 + after == figures.len() {
+            return Some(before == at);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
-    use super::year_of;
+    use super::{goes_with_name, year_of};
 
     fn year(text: &str, figure: &str, nth: usize) -> Option<u32> {
         let (start, _) = text.match_indices(figure).nth(nth).expect("figure in text");
@@ -151,5 +205,29 @@ mod tests {
         assert_eq!(year("Special cash dividends per share (1) 0.45", "0.45", 0), None);
         // Lists of different lengths do not pair.
         assert_eq!(year("sales of $3 and $4 and $5 in 2020 and 2021", "$4", 0), None);
+    }
+
+    #[test]
+    fn million_figures_make_one_list() {
+        let t = "During the years ended December 31, 2022, 2021 and 2020, total dividends paid to common shareholders were $932 million, $871 million and $787 million,";
+        assert_eq!(year(t, "$787 million", 0), Some(2020));
+        assert_eq!(year(t, "$932 million", 0), Some(2022));
+    }
+
+    #[test]
+    fn names_pair_with_figures_when_the_row_says_respectively() {
+        let t =
+            "PetSmart and Petco accounted for 36 percent and 14 percent, respectively, of our Pet segment’s net sales";
+        let at = |figure: &str, name: &str, respectively: bool| {
+            let start = t.find(figure).expect("figure in text");
+            goes_with_name(t, start, start + figure.len(), name, respectively)
+        };
+        assert_eq!(at("36 percent", "PetSmart", true), Some(true));
+        assert_eq!(at("14 percent", "PetSmart", true), Some(false));
+        assert_eq!(at("14 percent", "petco", true), Some(true));
+        // Without "respectively" nothing is paired; a name outside any
+        // list says nothing either.
+        assert_eq!(at("14 percent", "PetSmart", false), None);
+        assert_eq!(at("14 percent", "Pet", true), None);
     }
 }
