@@ -9,7 +9,7 @@ use super::answerable::{self, Constraint};
 use super::evidence::{self, Terms, focus_words, word_matches, words_of};
 use super::kinds::{AmountIntent, DateIntent, Group, Kind};
 use super::stats::DocStats;
-use crate::keywords::{KeywordSet, label_form};
+use crate::keywords::{KeywordSet, is_generic, label_form};
 
 /// Words by which a part of a compound question refers to what another
 /// part names.
@@ -158,7 +158,15 @@ impl Asked {
             let mut constraints = answerable::constraints(&q.generation.constraints, document, stats);
             // The title a person question asks for is on the holder's
             // own row or beside it, and never names the document.
-            let role = answerable::role(&focus_words(&q), kind == Kind::Person);
+            // "President and Chief Operating Officer" keeps its "and": each
+            // title must hold ([`answerable::Constraint::conjuncts`]).
+            let role_words: Vec<String> = q
+                .generation
+                .answer_focus
+                .as_deref()
+                .map(|f| words_of(f).into_iter().map(|w| w.norm).filter(|w| w == "and" || !is_generic(w)).collect())
+                .unwrap_or_default();
+            let role = answerable::role(&role_words, kind == Kind::Person);
             constraints.extend(answerable::constraints(role.as_slice(), document, stats).into_iter().map(|mut c| {
                 c.local = true;
                 c.names_document = false;

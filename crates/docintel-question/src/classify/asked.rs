@@ -234,6 +234,14 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
             i += skip_of(i);
             continue;
         }
+        // A title joined to another by "and" is one role: "who served as
+        // its President and Chief Operating Officer" asks the holder of both.
+        let capital = |t: Option<&Token<'_>>| t.is_some_and(|t| t.text.chars().next().is_some_and(char::is_uppercase));
+        if who && word == "and" && !phrase.is_empty() && capital(tokens.get(i - 1)) && capital(tokens.get(i + 1)) {
+            phrase.push(word.clone());
+            i += 1;
+            continue;
+        }
         if PHRASE_END.contains(&word.as_str()) {
             if !phrase.is_empty()
                 && matches!(word.as_str(), "of" | "de" | "du" | "des" | "von" | "van" | "del")
@@ -313,6 +321,11 @@ mod tests {
             Some("chief financial officer")
         );
         assert_eq!(phrase("Who was serving as Lockheed Martin's CFO?").as_deref(), Some("cfo"));
+        assert_eq!(
+            phrase("Who served as Activision Blizzard's President and Chief Operating Officer?").as_deref(),
+            Some("president and chief operating officer")
+        );
+        assert_eq!(phrase("Who is the CEO and what is his age?").as_deref(), Some("ceo"));
         assert_eq!(phrase("Who runs Boeing Global Services?").as_deref(), Some("boeing global services"));
         assert_eq!(phrase("Who signed the agreement for Driven Deliveries?").as_deref(), Some("agreement"));
         assert_eq!(phrase("Who is the guest on this receipt?").as_deref(), Some("guest"));

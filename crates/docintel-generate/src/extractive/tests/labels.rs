@@ -268,6 +268,26 @@ fn the_title_asked_is_on_the_holders_own_row() {
 }
 
 #[test]
+fn a_title_joined_by_and_needs_both_titles() {
+    // "President" alone (another officer's second title) is not "President
+    // and Chief Operating Officer".
+    let mut q = question(
+        "Who served as Activision Blizzard's President and Chief Operating Officer?",
+        "person",
+        &["president", "chief", "operating", "officer"],
+    );
+    q.generation.answer_focus = Some("President and Chief Operating Officer".to_owned());
+    let document = doc(&[
+        ("Collister Johnson, President and Chief Operating Officer of Activision Blizzard", 1),
+        ("He joined the company in 2008.", 1),
+        ("Dennis Durkin, Chief Financial Officer and President of Emerging Businesses", 1),
+    ]);
+    let all = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+    assert!(candidate(&all, "Collister Johnson").missing.is_empty());
+    assert_eq!(candidate(&all, "Dennis Durkin").missing, ["president and chief operating officer"]);
+}
+
+#[test]
 fn a_signature_block_reads_by_column() {
     // Two names side by side, each with its title under it: reading
     // order puts the second name right before the first title.
