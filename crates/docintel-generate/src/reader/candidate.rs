@@ -365,13 +365,23 @@ impl PassageReader<'_> {
             evidence.push(year.to_string());
         }
         // What the value's own row, its labels and its column neighbours
-        // say (a local constraint is read there only).
+        // say (a local constraint is read there only). In running text,
+        // only the value's own sentence: in "... as our President and Chief
+        // Operating Officer. Mr. Kotick is also ...", the title is not
+        // Kotick's. A neighbour row counts when the sentence runs into it.
+        let (from, to) =
+            if found.last_row == i { sentence_around(&row.text, found.start, found.end) } else { (None, None) };
         let mut near: Vec<String> = facts[i..=found.last_row].iter().map(|f| f.folded.clone()).collect();
-        near.extend(labels.iter().map(|l| folded(&l.text)));
-        if has_prev {
+        if from.is_some() || to.is_some() {
+            near[0] = folded(&row.text[from.unwrap_or(0)..to.unwrap_or(row.text.len())]);
+        }
+        // The words before the value on its row are a label only within its sentence.
+        let own_prefix = &row.text[..found.start];
+        near.extend(labels.iter().filter(|l| from.is_none() || l.text != own_prefix).map(|l| folded(&l.text)));
+        if has_prev && from.is_none() {
             near.push(facts[i - 1].folded.clone());
         }
-        if has_next {
+        if has_next && to.is_none() {
             near.push(facts[next_index].folded.clone());
         }
         // A row that pairs its figures with years ("34%, 31% and 31% ... in
@@ -529,9 +539,40 @@ fn label_fit(label: &[Word], focus: &[String]) -> f64 {
     if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) }
 }
 
+/// The bounds of the sentence holding `start..end` on a row: where it opens
+/// when a sentence ends before the value on the row, and where it closes
+/// when one ends after it (`None`: it runs on from the row before, or into
+/// the row after). A sentence ends at ".", "?" or "!" after a word of four
+/// letters or more, before a space: "Officer. Mr. Kotick" ends one after
+/// "Officer", not after "Mr." or an initial.
+fn sentence_around(text: &str, start: usize, end: usize) -> (Option<usize>, Option<usize>) {
+    let mut stops = Vec::new();
+    for (at, c) in text.char_indices() {
+        if !matches!(c, '.' | '?' | '!') || !text[at + 1..].starts_with(char::is_whitespace) {
+            continue;
+        }
+        let word = text[..at].rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+        if word.chars().count() >= 4 && word.chars().all(char::is_alphabetic) {
+            stops.push(at + 1);
+        }
+    }
+    (stops.iter().copied().filter(|&s| s <= start).max(), stops.iter().copied().find(|&s| s >= end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_reads_its_own_sentence_on_the_row() {
+        let row = "our President and Chief Operating Officer. Mr. Kotick is also a member of the board of";
+        let at = row.find("Kotick").unwrap();
+        let (from, to) = sentence_around(row, at, at + "Kotick".len());
+        assert_eq!(&row[from.unwrap()..], " Mr. Kotick is also a member of the board of");
+        assert_eq!(to, None, "the sentence runs on to the next row");
+        let row = "Robert A. Kotick, Chief Executive Officer of Activision Blizzard";
+        assert_eq!(sentence_around(row, 9, 15), (None, None));
+    }
 
     #[test]
     fn a_row_label_fits_the_line_item_it_names() {

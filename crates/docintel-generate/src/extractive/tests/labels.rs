@@ -288,6 +288,24 @@ fn a_title_joined_by_and_needs_both_titles() {
 }
 
 #[test]
+fn a_title_in_the_sentence_before_a_name_is_not_that_persons() {
+    let mut q = question(
+        "Who served as Activision Blizzard's President and Chief Operating Officer?",
+        "person",
+        &["president", "chief", "operating", "officer"],
+    );
+    q.generation.answer_focus = Some("President and Chief Operating Officer".to_owned());
+    let document = doc(&[
+        ("He served as our President from July 2008 until June 2017, when Mr. Johnson began serving as", 1),
+        ("our President and Chief Operating Officer. Mr. Kotick is also a member of the board of directors", 1),
+        ("of The Coca-Cola Company, a multinational beverage corporation.", 1),
+    ]);
+    let all = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+    assert_eq!(candidate(&all, "Kotick").missing, ["president and chief operating officer"]);
+    assert!(candidate(&all, "Johnson").missing.is_empty(), "his sentence runs on to the title");
+}
+
+#[test]
 fn a_signature_block_reads_by_column() {
     // Two names side by side, each with its title under it: reading
     // order puts the second name right before the first title.
