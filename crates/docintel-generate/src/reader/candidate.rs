@@ -408,9 +408,8 @@ impl PassageReader<'_> {
         let respectively = paired_figures
             && (own.folded.contains("respectively") || (has_next && facts[next_index].folded.contains("respectively")));
         let other_name = |name: &str| {
-            respectively
-                && respective::goes_with_name(&sentence, found.start + shift, found.end + shift, name, true)
-                    == Some(false)
+            respective::goes_with_name(&sentence, found.start + shift, found.end + shift, name, respectively)
+                == Some(false)
         };
         let missing: Vec<String> = asked
             .constraints

@@ -11,7 +11,7 @@
 //! Names pair the same way when the sentence says "respectively":
 //! "PetSmart and Petco accounted for 36 percent and 14 percent,
 //! respectively" gives 14 percent for Petco, not for PetSmart
-//! ([`name_pairs`]).
+//! ([`goes_with_name`]).
 
 use std::sync::LazyLock;
 

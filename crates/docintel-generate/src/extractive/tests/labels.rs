@@ -267,16 +267,22 @@ fn the_title_asked_is_on_the_holders_own_row() {
     assert_eq!(candidate(&all, "Andrew Campion").missing, ["chief executive officer"]);
 }
 
-#[test]
-fn a_title_joined_by_and_needs_both_titles() {
-    // "President" alone (another officer's second title) is not "President
-    // and Chief Operating Officer".
+/// A person question whose title joins two titles by "and".
+fn coo_question() -> ParsedQuestion {
     let mut q = question(
         "Who served as Activision Blizzard's President and Chief Operating Officer?",
         "person",
         &["president", "chief", "operating", "officer"],
     );
     q.generation.answer_focus = Some("President and Chief Operating Officer".to_owned());
+    q
+}
+
+#[test]
+fn a_title_joined_by_and_needs_both_titles() {
+    // "President" alone (another officer's second title) is not "President
+    // and Chief Operating Officer".
+    let q = coo_question();
     let document = doc(&[
         ("Collister Johnson, President and Chief Operating Officer of Activision Blizzard", 1),
         ("He joined the company in 2008.", 1),
@@ -289,12 +295,7 @@ fn a_title_joined_by_and_needs_both_titles() {
 
 #[test]
 fn a_title_in_the_sentence_before_a_name_is_not_that_persons() {
-    let mut q = question(
-        "Who served as Activision Blizzard's President and Chief Operating Officer?",
-        "person",
-        &["president", "chief", "operating", "officer"],
-    );
-    q.generation.answer_focus = Some("President and Chief Operating Officer".to_owned());
+    let q = coo_question();
     let document = doc(&[
         ("He served as our President from July 2008 until June 2017, when Mr. Johnson began serving as", 1),
         ("our President and Chief Operating Officer. Mr. Kotick is also a member of the board of directors", 1),
