@@ -23,6 +23,8 @@
 //!   shared policy and of the original, and measures OCR character accuracy.
 //! - `image-only IN.pdf OUT.pdf` writes a copy of a PDF with its pages drawn as
 //!   images and no text layer (the scanned fixtures of the OCR tests).
+//! - `lost-text IN.pdf OUT.pdf` writes a copy of a PDF whose fonts have no Unicode maps
+//!   (the fixture of the OCR test for pages whose text layer gives no text).
 
 mod bench;
 mod bench_kb;
@@ -42,6 +44,7 @@ mod fit_types;
 mod image_only;
 mod link_check;
 mod llama;
+mod lost_text;
 mod models;
 mod split;
 mod stress;
@@ -65,10 +68,11 @@ fn main() -> ExitCode {
         Some("stress") => stress::run(&args[1..]),
         Some("llama") => llama::run(&args[1..]),
         Some("image-only") => image_only::run(&args[1..]),
+        Some("lost-text") => lost_text::run(&args[1..]),
         Some(command @ ("fetch-model" | "eval-embeddings")) => models::run(command, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] [--encrypted] [--pdfs DIR] | bench serve [--pdfs DIR] [--questions N] [--clients 1,4,8] [--max-concurrent N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release] | image-only IN.pdf OUT.pdf [--dpi N] [--pages 1,3]>"
+                "usage: cargo xtask <tidy | link-check [--keep] | eval [--shared DIR] [--csv FILE] [--min-accuracy F] | fit-reader --shared DIR [--wrong-cost C] [--alpha A] [--dry-run] | fit-types --shared DIR [--dry-run] [--dump FILE] | candidates FILE QUESTION [N] | eval-retrieval --shared DIR [--verbose] | fetch-model minilm [--dir DIR] | eval-embeddings [--shared DIR] [--model DIR] | bench kb [--shared DIR] [--questions N] [--encrypted] [--pdfs DIR] | bench serve [--pdfs DIR] [--questions N] [--clients 1,4,8] [--max-concurrent N] | bench parse [--files FILE...] [--shared DIR] [--python PY] | stress [--shared DIR] [--timeout SECS] | llama [setup|test] [--model tiny|small] [--release] | image-only IN.pdf OUT.pdf [--dpi N] [--pages 1,3] | lost-text IN.pdf OUT.pdf>"
             );
             return ExitCode::from(2);
         }

@@ -273,7 +273,8 @@ pub fn parse_pdf_bytes_with_options(
             None => (None, None),
         })
         .unzip();
-    // Pages with no text layer that draw an image are read by OCR (`ocr`), in parallel.
+    // Pages with no text layer that draw an image, or whose text layer lost most of its
+    // text, are read by OCR (`ocr`), in parallel.
     let page_texts: Vec<ocr::PageText> = scans
         .iter()
         .zip(&texts)
@@ -285,6 +286,8 @@ pub fn parse_pdf_bytes_with_options(
                 page: (i + 1) as u32,
                 layer_chars: visible.map(|l| l.text.chars().filter(|c| !c.is_whitespace()).count()).sum(),
                 image_share: graphics.images.iter().map(|image| image.share).sum(),
+                glyphs: text.glyphs,
+                unmapped: text.unmapped,
             })
         })
         .collect();
@@ -294,6 +297,8 @@ pub fn parse_pdf_bytes_with_options(
     let mut graphics: Vec<Option<figures::PageGraphics>> = Vec::with_capacity(pages.len());
     // Pages whose fonts gave no text for some glyphs: (page, unmapped glyphs, glyphs).
     let mut unmapped_pages: Vec<(u32, usize, usize)> = Vec::new();
+    // Pages whose lines come from OCR.
+    let mut read_by_ocr: Vec<u32> = Vec::new();
     for (index, (scan, text)) in scans.into_iter().zip(texts).enumerate() {
         let page_no = (index + 1) as u32;
         let (width, height) = sizes[index];
@@ -365,6 +370,9 @@ pub fn parse_pdf_bytes_with_options(
         let mut hidden: Vec<(u32, collect::Hidden)> = Vec::new();
         // A page read by OCR: its lines instead of the (at most two characters of) text layer.
         let ocr_lines = read.pages.remove(&page_no);
+        if ocr_lines.is_some() {
+            read_by_ocr.push(page_no);
+        }
         let raw = if ocr_lines.is_some() { Vec::new() } else { raw };
         for (i, l) in ocr_lines.iter().flatten().enumerate() {
             n_chars += l.text.chars().count() as u32;
@@ -414,11 +422,18 @@ pub fn parse_pdf_bytes_with_options(
         let list: Vec<String> = unmapped_pages.iter().take(20).map(|p| p.0.to_string()).collect();
         let more =
             if unmapped_pages.len() > 20 { format!(" and {} more", unmapped_pages.len() - 20) } else { String::new() };
+        let recovered: Vec<String> =
+            unmapped_pages.iter().filter(|p| read_by_ocr.contains(&p.0)).map(|p| p.0.to_string()).collect();
+        let recovered = if recovered.is_empty() {
+            String::new()
+        } else {
+            format!("; page(s) {} read by OCR instead", recovered.join(", "))
+        };
         diagnostics.push(Diagnostic::new(
             Severity::Warning,
             unmapped_pages.first().map(|p| p.0),
             format!(
-                "text lost: {lost} of {shown} glyphs on page(s) {}{more} have no Unicode mapping in their font (no ToUnicode map, or a predefined CMap not supported)",
+                "text lost: {lost} of {shown} glyphs on page(s) {}{more} have no Unicode mapping in their font (no ToUnicode map, or a predefined CMap not supported){recovered}",
                 list.join(", ")
             ),
         ));
@@ -563,7 +578,7 @@ fn ocr_diagnostic(lines: &[Line], marks: Vec<OcrLine>, engine: &str) -> Diagnost
         Severity::Info,
         pages.first().copied(),
         format!(
-            "{} line(s) on {} page(s) with no text layer read by OCR ({engine}; mean confidence {mean:.2}): page(s) {}",
+            "{} line(s) on {} page(s) with no readable text layer read by OCR ({engine}; mean confidence {mean:.2}): page(s) {}",
             marks.len(),
             pages.len(),
             pages.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")

@@ -1,7 +1,8 @@
 //! OCR of scanned pages (needs `tesseract` on `PATH` with English data: `scripts/setup.sh`,
 //! which `.ci/run` runs first). The scanned fixture is the AWS invoice drawn as an image
-//! with no text layer (`fixtures/ocr/README.md`), so its OCR lines can be checked against
-//! the original's text layer.
+//! with no text layer (`fixtures/README.md`), so its OCR lines can be checked against
+//! the original's text layer; the lost-text fixture is a printed notice whose fonts have no
+//! Unicode maps (its glyphs show, its text layer gives no text).
 
 use docintel_parse::{OcrOptions, ParseOptions, parse_file_with_options, parse_pdf};
 use docintel_schema::{Line, LineSource, ParsedDocument};
@@ -65,6 +66,23 @@ fn pages_with_a_text_layer_are_never_read_by_ocr() {
     let without = parse_with(&path, OcrOptions::disabled());
     assert_eq!(with, without);
     assert!(with.lines.iter().all(|l| with.line_source(l.line_id) == LineSource::TextLayer));
+}
+
+#[test]
+fn a_page_whose_text_layer_lost_its_text_is_read_by_ocr() {
+    let path = fixture("ocr/lost_text_notice.pdf");
+    let doc = parse_with(&path, OcrOptions::default());
+    let texts: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();
+    for printed in ["Policy number: HX-20417", "1,840.00 EUR", "renewals@example.org"] {
+        assert!(texts.iter().any(|t| t.contains(printed)), "OCR did not read {printed:?}: {texts:#?}");
+    }
+    assert!(doc.lines.iter().all(|l| doc.line_source(l.line_id) == LineSource::Ocr));
+    let lost = doc.diagnostics.iter().find(|d| d.message.starts_with("text lost")).expect("the loss is reported");
+    assert!(lost.message.ends_with("page(s) 1 read by OCR instead"), "{}", lost.message);
+    // Without OCR the text layer's scraps are all there is, and the loss is still reported.
+    let unread = parse_with(&path, OcrOptions::disabled());
+    assert!(!unread.lines.iter().any(|l| l.text.contains("HX-20417")), "{:#?}", unread.lines);
+    assert!(unread.diagnostics.iter().any(|d| d.message.starts_with("text lost") && !d.message.contains("OCR")));
 }
 
 #[test]

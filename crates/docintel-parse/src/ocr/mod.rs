@@ -1,7 +1,9 @@
-//! OCR of scanned pages (issue 21): a PDF page with no text layer that draws an image is
-//! rendered in process (`render.rs`, hayro), read by the `tesseract` program
-//! (`tesseract.rs`), and its words grouped into lines with boxes in the page's PDF space and
-//! a confidence each. Pages with a text layer are never read this way.
+//! OCR of scanned pages (issue 21): a PDF page with no text layer that draws an image, or
+//! whose text layer lost most of its text (fonts without a Unicode map: the glyphs show, the
+//! text behind them is unknown), is rendered in process (`render.rs`, hayro), read by the
+//! `tesseract` program (`tesseract.rs`), and its words grouped into lines with boxes in the
+//! page's PDF space and a confidence each. Pages with a readable text layer are never read
+//! this way.
 //!
 //! Tesseract absent: one diagnostic, the text layer only. A page that fails to render or to
 //! be read: a diagnostic naming the file and page. At most [`OcrOptions::max_pages`] pages
@@ -34,6 +36,11 @@ const PAGE_OCR_LIMIT: Duration = Duration::from_secs(120);
 const MIN_LAYER_CHARS: usize = 3;
 /// The share of the page its images must cover, together, for an OCR read.
 const MIN_IMAGE_SHARE: f32 = 0.05;
+/// A text layer that gives no text for at least this share of the glyphs it shows has lost
+/// most of the page's text (what it gives is scraps: "ˇ", "#˜$%& '"): the page is read by OCR.
+const LOST_TEXT_SHARE: f32 = 0.5;
+/// Fewer glyphs than this are no text layer to judge (a page number, a stray symbol).
+const MIN_GLYPHS: usize = 20;
 
 /// How scanned pages are read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,18 +99,29 @@ pub(crate) struct OcrResult {
     pub(crate) elapsed: Duration,
 }
 
-/// A page the parser found without a text layer: its number (1-based), the visible
-/// characters of its text layer and the share of the page its images cover.
+/// What the parser found of a page's text layer: the page's number (1-based), the visible
+/// characters of its text layer, the share of the page its images cover, and the glyphs its
+/// text operators show with those that gave no text (no Unicode mapping).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PageText {
     pub(crate) page: u32,
     pub(crate) layer_chars: usize,
     pub(crate) image_share: f32,
+    pub(crate) glyphs: usize,
+    pub(crate) unmapped: usize,
 }
 
-/// Whether a page should be read by OCR.
+impl PageText {
+    /// Whether the text layer lost most of the text it shows (see [`LOST_TEXT_SHARE`]).
+    fn lost_text(&self) -> bool {
+        self.glyphs >= MIN_GLYPHS && self.unmapped as f32 >= LOST_TEXT_SHARE * self.glyphs as f32
+    }
+}
+
+/// Whether a page should be read by OCR: a scan (no text layer, an image drawn) or a page
+/// whose text layer lost most of its text.
 pub(crate) fn wants_ocr(page: &PageText) -> bool {
-    page.layer_chars < MIN_LAYER_CHARS && page.image_share >= MIN_IMAGE_SHARE
+    (page.layer_chars < MIN_LAYER_CHARS && page.image_share >= MIN_IMAGE_SHARE) || page.lost_text()
 }
 
 /// Reads the pages that want it (see [`wants_ocr`]) of the PDF `bytes` named `name`.
@@ -127,7 +145,7 @@ pub(crate) fn read_pages(
                 Severity::Warning,
                 wanted.first().copied(),
                 format!(
-                    "{name}: OCR unavailable: {why} (install it with scripts/setup.sh, or set DOCINTEL_TESSERACT): {} page(s) with no text layer left unread: {}",
+                    "{name}: OCR unavailable: {why} (install it with scripts/setup.sh, or set DOCINTEL_TESSERACT): {} page(s) with no readable text layer left unread: {}",
                     wanted.len(),
                     page_list(&wanted)
                 ),
@@ -141,7 +159,7 @@ pub(crate) fn read_pages(
             Severity::Warning,
             skipped.first().copied(),
             format!(
-                "{name}: OCR limited to {} page(s) per document: {} more page(s) with no text layer left unread: {}",
+                "{name}: OCR limited to {} page(s) per document: {} more page(s) with no readable text layer left unread: {}",
                 options.max_pages,
                 skipped.len(),
                 page_list(skipped)
@@ -329,12 +347,18 @@ mod tests {
     }
 
     #[test]
-    fn only_pages_without_text_that_draw_an_image_are_read() {
-        let page = |layer_chars, image_share| PageText { page: 1, layer_chars, image_share };
+    fn only_pages_without_readable_text_are_read() {
+        let page = |layer_chars, image_share| PageText { page: 1, layer_chars, image_share, glyphs: 0, unmapped: 0 };
         assert!(wants_ocr(&page(0, 0.9)));
         assert!(wants_ocr(&page(2, 0.9)), "a stray page number is no text layer");
         assert!(!wants_ocr(&page(40, 0.9)), "a page with a text layer is never read by OCR");
         assert!(!wants_ocr(&page(0, 0.0)), "a blank page has nothing to read");
+        // A text layer whose fonts have no Unicode map for most glyphs shows text it cannot
+        // give: the page is read, images or not; a few unmapped symbols are no such loss.
+        let lost = |glyphs, unmapped| PageText { page: 1, layer_chars: 300, image_share: 0.0, glyphs, unmapped };
+        assert!(wants_ocr(&lost(2000, 1400)));
+        assert!(!wants_ocr(&lost(2000, 60)), "a few symbols without text are no lost page");
+        assert!(!wants_ocr(&lost(12, 12)), "too few glyphs to judge");
     }
 
     #[test]
