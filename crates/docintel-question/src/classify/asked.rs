@@ -80,11 +80,25 @@ const MEASURE_QUALIFIERS: &[&str] = &[
     "estimated", "highest", "lowest", "largest", "smallest", "greatest", "aggregate", "cumulative",
 ];
 
-/// Whether `phrase` is a measure head after nothing but its qualifiers ("the
-/// total number", not "the order number").
+/// Words that place a measure in time without naming another thing: "the
+/// YEAR END total amount of", "the ANNUAL number of", "the FY2019 amount of".
+#[rustfmt::skip]
+const PERIOD_WORDS: &[&str] = &[
+    "year", "end", "year-end", "yearend", "fiscal", "annual", "yearly", "quarterly", "monthly", "weekly", "daily",
+    "current", "latest", "period", "fy", "q1", "q2", "q3", "q4",
+];
+
+/// Whether `word` only places a measure in time (see [`PERIOD_WORDS`]) or is a year.
+fn period_word(word: &str) -> bool {
+    PERIOD_WORDS.contains(&word) || YEAR.is_match(word)
+}
+
+/// Whether `phrase` is a measure head after nothing but its qualifiers and
+/// period words ("the total number", "the year end total amount", not "the
+/// order number").
 fn measure_of(phrase: &[String]) -> bool {
     phrase.last().is_some_and(|head| MEASURE_HEADS.contains(&head.as_str()))
-        && phrase[..phrase.len() - 1].iter().all(|w| MEASURE_QUALIFIERS.contains(&w.as_str()))
+        && phrase[..phrase.len() - 1].iter().all(|w| MEASURE_QUALIFIERS.contains(&w.as_str()) || period_word(w))
 }
 
 /// English verbs whose past tense does not end in -ed.
@@ -251,6 +265,8 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
                 // qualifiers stay, the head gives way to its complement.
                 if measure_of(&phrase) {
                     phrase.pop();
+                    // When it is placed in time is a constraint, not what is measured.
+                    phrase.retain(|w| !period_word(w));
                 } else {
                     phrase.clear();
                 }
@@ -343,6 +359,11 @@ mod tests {
             Some("workforce")
         );
         assert_eq!(phrase("What is the total number of employees?").as_deref(), Some("total employees"));
+        assert_eq!(
+            phrase("What is the year end FY2019 total amount of inventories for Best Buy?").as_deref(),
+            Some("total inventories")
+        );
+        assert_eq!(phrase("What was the annual number of visitors?").as_deref(), Some("visitors"));
         assert_eq!(phrase("What is the order number of this datasheet?").as_deref(), Some("order number"));
         assert_eq!(
             phrase("What percentage of NIKE's total revenues came from U.S. sales?").as_deref(),
