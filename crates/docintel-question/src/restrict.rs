@@ -78,6 +78,26 @@ const LEGAL_FORMS: &[&str] =
 /// Joining words allowed inside a run of capitalised words.
 const JOINERS: &[&str] = &["of", "and", "&", "de", "du", "des", "la", "le", "van", "von", "der", "for"];
 
+/// Titles written before a name ("Mr. R.A. Shah", "Dr. Lee"): never a
+/// constraint of their own, and the full stop after them ends no sentence.
+const HONORIFICS: &[&str] = &["mr", "mrs", "ms", "dr", "prof", "messrs", "mme", "mlle", "shri", "smt"];
+
+/// Whether the token `at` is a name's initials followed by their full stop:
+/// "L" in "Melvin L. Hecktman", "R.A" in "R.A. Shah", "K.K" in "K.K. Modi".
+fn is_initial(text: &str, tokens: &[Token<'_>], at: usize) -> bool {
+    let token = &tokens[at];
+    text[token.end..].starts_with('.')
+        && token.text.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars.next().is_some_and(char::is_uppercase) && chars.next().is_none()
+        })
+}
+
+/// Whether only a full stop and spaces separate the tokens `a` and `b`.
+fn stop_between(text: &str, tokens: &[Token<'_>], a: usize, b: usize) -> bool {
+    text[tokens[a].end..tokens[b].start].strip_prefix('.').is_some_and(|rest| rest.chars().all(char::is_whitespace))
+}
+
 fn is_capitalised(word: &str) -> bool {
     word.chars().next().is_some_and(char::is_uppercase)
 }
@@ -272,7 +292,15 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
     let nouns_capitalised = language == Some("de");
     // A word after a sentence end inside the question ("... Return an
     // integer") is capitalised for the sentence, not as a name.
-    let sentence_start = |i: usize| i == 0 || text[..tokens[i].start].trim_end().ends_with(['.', '?', '!', ':']);
+    // The full stop of an initial or a title ("Melvin L. Hecktman", "Mr.
+    // Shah") ends no sentence.
+    let abbreviated = |i: usize| {
+        i > 0
+            && stop_between(text, tokens, i - 1, i)
+            && (is_initial(text, tokens, i - 1) || HONORIFICS.contains(&tokens[i - 1].lower().as_str()))
+    };
+    let sentence_start =
+        |i: usize| i == 0 || (text[..tokens[i].start].trim_end().ends_with(['.', '?', '!', ':']) && !abbreviated(i));
     let possessive = |i: usize| {
         tokens.get(i + 1).is_some_and(|n| n.text == "s")
             && text[tokens[i].end..tokens[i + 1].start].contains(['\'', '’'])
@@ -280,7 +308,11 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
     let mut i = 0;
     while i < tokens.len() {
         let word = tokens[i].text;
-        if skip(tokens[i].start) || DOCUMENT_WORDS.contains(&word.to_lowercase().as_str()) {
+        if skip(tokens[i].start)
+            || DOCUMENT_WORDS.contains(&word.to_lowercase().as_str())
+            || (HONORIFICS.contains(&word.to_lowercase().as_str())
+                && tokens.get(i + 1).is_some_and(|t| is_capitalised(t.text)))
+        {
             i += 1;
             continue;
         }
@@ -344,7 +376,19 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                     && year_of(tokens[k].text).is_none()
                     && !LEGAL_FORMS.contains(&tokens[k].lower().trim_end_matches('.'))
             };
-            if end < tokens.len() && gap_ok(end - 1, end) && joinable(end) {
+            // A name's initials run on past their full stop: "Melvin L.
+            // Hecktman", "Mr. R.A. Shah"; initials that open the run with
+            // no title before them are an abbreviation ("U.S. Best Buy").
+            let person = !is_initial(text, tokens, i)
+                || (i > 0
+                    && HONORIFICS.contains(&tokens[i - 1].lower().as_str())
+                    && stop_between(text, tokens, i - 1, i));
+            let initial_then_name = person
+                && end < tokens.len()
+                && is_initial(text, tokens, end - 1)
+                && stop_between(text, tokens, end - 1, end)
+                && joinable(end);
+            if end < tokens.len() && (gap_ok(end - 1, end) || initial_then_name) && joinable(end) {
                 end += 1;
             } else if end + 1 < tokens.len()
                 && JOINERS.contains(&tokens[end].lower().as_str())
@@ -376,7 +420,25 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                 push(text[tokens[i].start..tokens[j - 1].end].to_owned(), &mut out);
                 push(text[tokens[j + 1].start..tokens[end - 1].end].to_owned(), &mut out);
             }
-            None => push(text[tokens[i].start..tokens[end - 1].end].to_owned(), &mut out),
+            None => {
+                // A title before a name with initials ("Managing Director
+                // K.K. Modi", "Chairman Y. C. Deveshwar"): the name is the
+                // constraint, from its initials when they are two letters or
+                // more, else from the given name before a single initial
+                // ("Melvin L. Hecktman").
+                let first_initial = (i..end).find(|&k| is_initial(text, tokens, k));
+                let start = match first_initial {
+                    Some(k) => {
+                        let letters: usize = (k..end)
+                            .take_while(|&m| is_initial(text, tokens, m))
+                            .map(|m| tokens[m].text.chars().filter(char::is_ascii_alphabetic).count())
+                            .sum();
+                        if letters >= 2 || k == i { k } else { k - 1 }
+                    }
+                    None => i,
+                };
+                push(text[tokens[start].start..tokens[end - 1].end].to_owned(), &mut out);
+            }
         }
         i = if possessive(end - 1) { end + 1 } else { end };
     }
@@ -417,6 +479,17 @@ mod tests {
         check("How many grams of coffee fit? Return me an integer.", &[]);
         check("What was the Q2 revenue in FY21 in Table E?", &["Table E"]);
         check("What is the Highest EBITDAR Contribution for MGM this year?", &[]);
+        // A name's initials and the titles before it.
+        check("On page 5, what home address did Melvin L. Hecktman give?", &["Melvin L. Hecktman"]);
+        check("What is Jim C. Klauer's position at Costco?", &["Jim C. Klauer", "Costco"]);
+        check(
+            "How many companies do Mr. R.A. Shah, Mr. S.V. Shanbhag, and Mr. C.M. Maniar hold directorships of?",
+            &["R.A. Shah", "S.V. Shanbhag", "C.M. Maniar"],
+        );
+        check("Where did Dr. Lee study?", &["Lee"]);
+        check("What did Managing Director K.K. Modi receive?", &["K.K. Modi"]);
+        check("What was the pay of Chairman Y. C. Deveshwar?", &["Y. C. Deveshwar"]);
+        check("How many U.S. Best Buy stores were in California?", &["U.S", "Best Buy", "California"]);
         // What the question says about computing or writing the answer.
         check(
             "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * (average accounts payable) / (COGS + change in inventory).",
