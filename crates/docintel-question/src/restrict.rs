@@ -362,6 +362,11 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             i += if possessive(i) { 2 } else { 1 };
             continue;
         }
+        // A name's initials run on past their full stop: "Melvin L.
+        // Hecktman", "Mr. R.A. Shah"; initials that open the run with no
+        // title before them are an abbreviation ("U.S. Best Buy").
+        let person = !is_initial(text, tokens, i)
+            || (i > 0 && HONORIFICS.contains(&tokens[i - 1].lower().as_str()) && stop_between(text, tokens, i - 1, i));
         // A run of capitalised words, with joiners between two of them.
         let mut end = i + 1;
         let mut last_joiner: Option<usize> = None;
@@ -376,13 +381,6 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                     && year_of(tokens[k].text).is_none()
                     && !LEGAL_FORMS.contains(&tokens[k].lower().trim_end_matches('.'))
             };
-            // A name's initials run on past their full stop: "Melvin L.
-            // Hecktman", "Mr. R.A. Shah"; initials that open the run with
-            // no title before them are an abbreviation ("U.S. Best Buy").
-            let person = !is_initial(text, tokens, i)
-                || (i > 0
-                    && HONORIFICS.contains(&tokens[i - 1].lower().as_str())
-                    && stop_between(text, tokens, i - 1, i));
             let initial_then_name = person
                 && end < tokens.len()
                 && is_initial(text, tokens, end - 1)
@@ -426,7 +424,8 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
                 // constraint, from its initials when they are two letters or
                 // more, else from the given name before a single initial
                 // ("Melvin L. Hecktman").
-                let first_initial = (i..end).find(|&k| is_initial(text, tokens, k));
+                let first_initial = (i..end.saturating_sub(1))
+                    .find(|&k| is_initial(text, tokens, k) && stop_between(text, tokens, k, k + 1));
                 let start = match first_initial {
                     Some(k) => {
                         let letters: usize = (k..end)
@@ -490,6 +489,8 @@ mod tests {
         check("What did Managing Director K.K. Modi receive?", &["K.K. Modi"]);
         check("What was the pay of Chairman Y. C. Deveshwar?", &["Y. C. Deveshwar"]);
         check("How many U.S. Best Buy stores were in California?", &["U.S", "Best Buy", "California"]);
+        // Initials that end a name are part of it, not a name of their own.
+        check("Is Citibank N.A. the trustee?", &["Citibank N.A"]);
         // What the question says about computing or writing the answer.
         check(
             "What is Amazon's FY2017 days payable outstanding (DPO)? DPO is defined as: 365 * (average accounts payable) / (COGS + change in inventory).",
