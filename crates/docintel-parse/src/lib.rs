@@ -97,6 +97,12 @@ use pdf_extract::{ContentCache, Document, FontCache, ObjectId};
 use crate::page::{Page, UNMAPPED_MIN, UNMAPPED_SHARE, extract_page, scan_graphics};
 use crate::workers::{panic_message, par_map};
 
+/// An OCR line read with a lower mean word confidence is never a heading (its size is not
+/// given to the heading detector): on scans, low confidence marks logos, stamps and specks
+/// read as letters ("aT ict SX i 4"), and a line's size is measured from its box, which such
+/// marks inflate.
+const HEADING_MIN_OCR_CONFIDENCE: f32 = 0.8;
+
 /// Why a PDF could not be parsed at all. Every message names the file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -233,8 +239,9 @@ pub fn parse_pdf_bytes_with_options(
     let mut page_infos: Vec<PageInfo> = Vec::with_capacity(pages.len());
     let mut first_failure: Option<String> = None;
     let mut n_failed = 0usize;
-    // Parse-internal side table: each line's dominant font size.
-    let mut font_sizes: Vec<f32> = Vec::new();
+    // Parse-internal side table: each line's dominant font size, and whether it is an
+    // estimate (an OCR line's, from its word boxes) rather than the size the PDF sets.
+    let mut font_sizes: Vec<(f32, bool)> = Vec::new();
     let sizes: Vec<(f32, f32)> = pages.iter().map(|&(_, id)| objects::page_size(&doc, id)).collect();
     // Pages are independent: each page's content is read and decoded once,
     // then walked for graphics, clips and text on a pre-digested document;
@@ -376,8 +383,12 @@ pub fn parse_pdf_bytes_with_options(
         let raw = if ocr_lines.is_some() { Vec::new() } else { raw };
         for (i, l) in ocr_lines.iter().flatten().enumerate() {
             n_chars += l.text.chars().count() as u32;
-            // The box holds ascenders and descenders: about 1.2 times the size.
-            font_sizes.push((l.bbox.y1 - l.bbox.y0) / 1.2);
+            // A line read with low confidence (a logo, a stamp, specks read as letters) has no
+            // size the heading detector may use: its text is no title. Nor has a lone word:
+            // Tesseract may give it the whole line's box, ascenders and descenders included,
+            // so one box is no measure ("Cataract" would read 1.5 times its size).
+            let measured = l.confidence >= HEADING_MIN_OCR_CONFIDENCE && l.text.split_whitespace().nth(1).is_some();
+            font_sizes.push((if measured { l.font_size } else { 0.0 }, true));
             let line_id = (lines.len() + 1) as u32;
             ocr_marks.push(OcrLine { line_id, confidence: l.confidence });
             lines.push(Line {
@@ -390,7 +401,7 @@ pub fn parse_pdf_bytes_with_options(
         }
         for (i, l) in raw.into_iter().enumerate() {
             n_chars += l.text.chars().count() as u32;
-            font_sizes.push(l.font_size);
+            font_sizes.push((l.font_size, false));
             if let Some(why) = l.hidden {
                 hidden.push(((lines.len() + 1) as u32, why));
             }
@@ -511,7 +522,12 @@ pub fn parse_pdf_bytes_with_options(
         let heading_lines: Vec<headings::HeadingLine<'_>> = joined
             .iter()
             .zip(&joined_sizes)
-            .map(|(l, &font_size)| headings::HeadingLine { text: &l.text, page: l.page, font_size })
+            .map(|(l, &(font_size, estimated))| headings::HeadingLine {
+                text: &l.text,
+                page: l.page,
+                font_size,
+                estimated,
+            })
             .collect();
         toc = headings::toc_from_headings(&heading_lines, n_pages);
         if !toc.is_empty() {
@@ -590,13 +606,13 @@ fn ocr_diagnostic(lines: &[Line], marks: Vec<OcrLine>, engine: &str) -> Diagnost
 
 /// The lines with each run (`docintel_schema::rows::runs`) joined into one,
 /// and each joined line's font size: that of its longest piece.
-fn join_runs(lines: &[Line], font_sizes: &[f32]) -> (Vec<Line>, Vec<f32>) {
+fn join_runs(lines: &[Line], font_sizes: &[(f32, bool)]) -> (Vec<Line>, Vec<(f32, bool)>) {
     let runs = docintel_schema::rows::runs(lines);
     let mut joined = Vec::with_capacity(runs.len());
     let mut sizes = Vec::with_capacity(runs.len());
     for run in runs {
         let longest = run.clone().max_by_key(|&i| (lines[i].text.chars().count(), std::cmp::Reverse(i)));
-        sizes.push(longest.and_then(|i| font_sizes.get(i)).copied().unwrap_or(0.0));
+        sizes.push(longest.and_then(|i| font_sizes.get(i)).copied().unwrap_or((0.0, false)));
         joined.extend(docintel_schema::rows::join_run(&lines[run]));
     }
     (joined, sizes)

@@ -2,7 +2,8 @@
 //! which `.ci/run` runs first). The scanned fixture is the AWS invoice drawn as an image
 //! with no text layer (`fixtures/README.md`), so its OCR lines can be checked against
 //! the original's text layer; the lost-text fixture is a printed notice whose fonts have no
-//! Unicode maps (its glyphs show, its text layer gives no text).
+//! Unicode maps (its glyphs show, its text layer gives no text); the scanned policy is two
+//! printed pages drawn as images, with numbered headings and a two-column list.
 
 use docintel_parse::{OcrOptions, ParseOptions, parse_file_with_options, parse_pdf};
 use docintel_schema::{Line, LineSource, ParsedDocument};
@@ -83,6 +84,23 @@ fn a_page_whose_text_layer_lost_its_text_is_read_by_ocr() {
     let unread = parse_with(&path, OcrOptions::disabled());
     assert!(!unread.lines.iter().any(|l| l.text.contains("HX-20417")), "{:#?}", unread.lines);
     assert!(unread.diagnostics.iter().any(|d| d.message.starts_with("text lost") && !d.message.contains("OCR")));
+}
+
+#[test]
+fn a_scanned_policy_keeps_its_headings_and_its_columns_apart() {
+    let doc = parse_with(&fixture("ocr/scanned_policy.pdf"), OcrOptions::default());
+    assert!(doc.lines.iter().all(|l| doc.line_source(l.line_id) == LineSource::Ocr));
+    // Headings in capitals set at the body size: their boxes are shorter than the prose's,
+    // their size is not.
+    let toc: Vec<(u32, &str, u32)> = doc.toc.iter().map(|t| (t.level, t.title.as_str(), t.start_page)).collect();
+    assert_eq!(toc, [(1, "1 PREAMBLE", 1), (1, "2 DEFINITIONS", 1), (1, "3 EXCLUSIONS", 2), (1, "4 CONTACT", 2)]);
+    // Tesseract reads each row of the two-column list as one line; the text layer would
+    // hold each item apart, and so do the OCR lines.
+    let texts: Vec<&str> = doc.lines.iter().map(|l| l.text.as_str()).collect();
+    for item in ["a. Cataract", "e. Hernia of any type", "b. Sinusitis", "f. Joint replacement surgery"] {
+        assert!(texts.contains(&item), "{item:?} is not a line of its own: {texts:#?}");
+    }
+    assert!(texts.iter().any(|t| t.contains("claims.desk@example.org")), "{texts:#?}");
 }
 
 #[test]

@@ -86,6 +86,8 @@ pub(crate) struct ReadLine {
     pub(crate) bbox: BBox,
     /// Mean word confidence, 0 to 1.
     pub(crate) confidence: f32,
+    /// The font size (points) its words' boxes show, see [`em_size`].
+    pub(crate) font_size: f32,
 }
 
 /// What OCR gave for one document: lines per page (1-based) and what to report.
@@ -240,14 +242,22 @@ fn in_reading_order(lines: Vec<(RawLine, f32)>) -> Vec<ReadLine> {
                         && (l.bbox.y0..=l.bbox.y1).contains(&cy)
                 })
                 .map_or(mean, |(_, c)| *c);
-            ReadLine { text: line.text, bbox: line.bbox, confidence }
+            ReadLine { text: line.text, bbox: line.bbox, confidence, font_size: line.font_size }
         })
         .collect()
 }
 
-/// Tesseract's words grouped by (block, paragraph, line), as the text layer's lines are
-/// collected (text, box, size, word gaps), with their mean confidence; lines with no letter
-/// or digit (specks, rules read as `|`) are dropped.
+/// A gap between two words of one Tesseract line wider than this share of the line's
+/// height (about 1.2 ems) starts a new line, as the text layer starts one past 0.8 em
+/// (`collect::GAP_BREAK_EM`): Tesseract reads a row of a two-column list or of a table
+/// as one line ("Cataract   m. Surgery of gall bladder"), where a text layer holds each
+/// cell as its own line. Word spaces, even justified ones, stay well under it.
+const OCR_BREAK_HEIGHTS: f64 = 1.0;
+
+/// Tesseract's words grouped by (block, paragraph, line) and cut at gaps wider than
+/// [`OCR_BREAK_HEIGHTS`], as the text layer's lines are collected (text, box, size, word
+/// gaps), with their mean confidence; lines with no letter or digit (specks, rules read as
+/// `|`) are dropped.
 fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -> BBox) -> Vec<(RawLine, f32)> {
     let mut lines: Vec<(RawLine, f32)> = Vec::new();
     let mut i = 0;
@@ -256,35 +266,128 @@ fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -
         let end = words[i..].iter().position(|w| w.line_key != key).map_or(words.len(), |n| i + n);
         let group = &words[i..end];
         i = end;
-        let text = group.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
-        if !text.chars().any(char::is_alphanumeric) {
-            continue;
-        }
-        let boxes: Vec<BBox> =
-            group.iter().map(|w| pdf_box(w.left, w.top, w.left + w.width, w.top + w.height)).collect();
-        // The space after each word but the last: its byte offset, the words' edges around it.
-        let mut at = 0;
-        let gaps: Vec<Gap> = group
-            .windows(2)
-            .zip(boxes.windows(2))
-            .map(|(w, b)| {
-                at += w[0].text.len();
-                let gap = Gap { at, x_end: b[0].x1, x_start: b[1].x0 };
-                at += 1;
-                gap
-            })
-            .collect();
-        let left = group.iter().map(|w| w.left).fold(f64::INFINITY, f64::min);
+        let glued = email_glue(&group.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
         let top = group.iter().map(|w| w.top).fold(f64::INFINITY, f64::min);
-        let right = group.iter().map(|w| w.left + w.width).fold(f64::NEG_INFINITY, f64::max);
         let bottom = group.iter().map(|w| w.top + w.height).fold(f64::NEG_INFINITY, f64::max);
-        let confidence = group.iter().map(|w| w.confidence).sum::<f32>() / group.len() as f32 / 100.0;
-        let bbox = pdf_box(left, top, right, bottom);
-        // The box holds ascenders and descenders: about 1.2 times the size.
-        let font_size = (bbox.y1 - bbox.y0) / 1.2;
-        lines.push((RawLine { text, bbox, font_size, gaps, hidden: None }, confidence.clamp(0.0, 1.0)));
+        let widest_space = OCR_BREAK_HEIGHTS * (bottom - top);
+        let mut from = 0;
+        for j in 1..=group.len() {
+            let breaks = j == group.len()
+                || (!glued[j] && group[j].left - (group[j - 1].left + group[j - 1].width) > widest_space);
+            if breaks {
+                lines.extend(one_line(&group[from..j], &glued[from..j], &pdf_box));
+                from = j;
+            }
+        }
     }
     lines
+}
+
+/// One line of words: the words with a space between them (none where `glued`), each
+/// space's byte offset with the words' edges around it, the box around them all and their
+/// mean confidence; `None` for a line with no letter or digit.
+fn one_line(
+    words: &[tesseract::Word],
+    glued: &[bool],
+    pdf_box: &impl Fn(f64, f64, f64, f64) -> BBox,
+) -> Option<(RawLine, f32)> {
+    let boxes: Vec<BBox> = words.iter().map(|w| pdf_box(w.left, w.top, w.left + w.width, w.top + w.height)).collect();
+    let mut text = String::new();
+    let mut gaps: Vec<Gap> = Vec::new();
+    for (j, w) in words.iter().enumerate() {
+        if j > 0 && !glued[j] {
+            gaps.push(Gap { at: text.len(), x_end: boxes[j - 1].x1, x_start: boxes[j].x0 });
+            text.push(' ');
+        }
+        text.push_str(&w.text);
+    }
+    if !text.chars().any(char::is_alphanumeric) {
+        return None;
+    }
+    let left = words.iter().map(|w| w.left).fold(f64::INFINITY, f64::min);
+    let top = words.iter().map(|w| w.top).fold(f64::INFINITY, f64::min);
+    let right = words.iter().map(|w| w.left + w.width).fold(f64::NEG_INFINITY, f64::max);
+    let bottom = words.iter().map(|w| w.top + w.height).fold(f64::NEG_INFINITY, f64::max);
+    let confidence = words.iter().map(|w| w.confidence).sum::<f32>() / words.len() as f32 / 100.0;
+    let bbox = pdf_box(left, top, right, bottom);
+    let font_size = em_size(words.iter().zip(&boxes).map(|(w, b)| (w.text.as_str(), b.y1 - b.y0)))
+        // No letter or digit to measure: the box holds ascenders and descenders, about 1.2 ems.
+        .unwrap_or((bbox.y1 - bbox.y0) / 1.2);
+    Some((RawLine { text, bbox, font_size, gaps, hidden: None }, confidence.clamp(0.0, 1.0)))
+}
+
+/// Where a Latin glyph's ink reaches, in ems: capitals, digits and ascenders ("PREAMBLE",
+/// "1", "bd") to about 0.72 above the baseline, lower-case letters without one ("acme") to
+/// the x-height, about 0.5; descenders ("gpy") and brackets about 0.21 below it.
+const CAP_HEIGHT_EM: f32 = 0.72;
+const X_HEIGHT_EM: f32 = 0.5;
+const DESCENDER_EM: f32 = 0.21;
+
+/// The font size of a line from its words' box heights (points) and the letters in them: each
+/// word's height over the part of an em its letters reach ([`CAP_HEIGHT_EM`]…), their median
+/// weighted by characters. A box's height alone says a line in capitals ("1 PREAMBLE") is set
+/// smaller than the prose around it, and one with descenders larger, which misleads the heading
+/// detector. `None` when no word has a letter or digit.
+fn em_size<'a>(words: impl Iterator<Item = (&'a str, f32)>) -> Option<f32> {
+    let mut sizes: Vec<(f32, usize)> = words
+        .filter_map(|(text, height)| {
+            let inked: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
+            if inked.is_empty() || height <= 0.0 {
+                return None;
+            }
+            let tall = |c: char| {
+                c.is_uppercase() || c.is_numeric() || "bdfhiklt".contains(c) || (c.is_alphabetic() && !c.is_ascii())
+            };
+            let top = if text.chars().any(|c| tall(c) || "()[]{}|%$&#@?!/".contains(c)) {
+                CAP_HEIGHT_EM
+            } else {
+                X_HEIGHT_EM
+            };
+            let bottom = if text.chars().any(|c| "gjpqy()[]{}|".contains(c)) { DESCENDER_EM } else { 0.0 };
+            Some((height / (top + bottom), inked.len()))
+        })
+        .collect();
+    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: usize = sizes.iter().map(|s| s.1).sum();
+    let mut seen = 0;
+    sizes
+        .iter()
+        .find(|(_, n)| {
+            seen += n;
+            2 * seen >= total
+        })
+        .map(|s| s.0)
+}
+
+/// For each word, whether it joins the word before it with no space: Tesseract reads the
+/// wide `@` of an e-mail address as a word boundary (`customer.relations @nic.co.in`,
+/// `bimalokpal.kolkata @ cioins.co.in`). A word is glued only where the joined text is an
+/// address: a name before the `@`, a dotted domain after it.
+fn email_glue(words: &[&str]) -> Vec<bool> {
+    let name_end = |w: &str| w.chars().last().is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let domain = |w: &str| {
+        let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let tld = w.rsplit('.').next().unwrap_or("");
+        w.chars().next().is_some_and(char::is_alphanumeric)
+            && w.contains('.')
+            && tld.len() >= 2
+            && tld.chars().all(char::is_alphabetic)
+    };
+    let mut glue = vec![false; words.len()];
+    for j in 1..words.len() {
+        let (before, word) = (words[j - 1], words[j]);
+        if word == "@" {
+            if name_end(before) && words.get(j + 1).is_some_and(|next| domain(next)) {
+                glue[j] = true;
+                glue[j + 1] = true;
+            }
+        } else if let Some(rest) = word.strip_prefix('@') {
+            glue[j] |= name_end(before) && !before.contains('@') && domain(rest);
+        } else if let Some(name) = before.strip_suffix('@') {
+            glue[j] |= name_end(name) && !name.contains('@') && domain(word);
+        }
+    }
+    glue
 }
 
 /// `1-3, 7, 9`: ascending page numbers with runs collapsed (the first 20 runs).
@@ -324,6 +427,70 @@ mod tests {
         assert!((lines[0].1 - 0.85).abs() < 1e-6);
         assert_eq!(lines[0].0.bbox, BBox { x0: 10.0, y0: 100.0, x1: 120.0, y1: 120.0 });
         assert_eq!(lines[0].0.gaps, [Gap { at: 5, x_end: 60.0, x_start: 70.0 }]);
+    }
+
+    #[test]
+    fn a_line_is_cut_where_its_words_stand_a_column_apart() {
+        // Words 20 px high: a 10 px space keeps the line, a 140 px gap cuts it.
+        let words = vec![
+            word((1, 1, 1), 10.0, "Cataract", 90.0),
+            word((1, 1, 1), 200.0, "m.", 80.0),
+            word((1, 1, 1), 260.0, "Surgery", 70.0),
+        ];
+        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
+        assert_eq!(texts, ["Cataract", "m. Surgery"]);
+        assert_eq!(lines[1].0.bbox, BBox { x0: 200.0, y0: 100.0, x1: 310.0, y1: 120.0 });
+        assert_eq!(lines[1].0.gaps, [Gap { at: 2, x_end: 250.0, x_start: 260.0 }]);
+        assert!((lines[1].1 - 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_line_size_reads_its_letters_not_only_its_box() {
+        // A 10-point font: capitals 7.2 pt tall, prose with descenders 9.3 pt, x-height 5 pt.
+        let size = |words: &[(&str, f32)]| em_size(words.iter().copied()).unwrap();
+        assert!((size(&[("1", 7.2), ("PREAMBLE", 7.2)]) - 10.0).abs() < 0.01);
+        assert!((size(&[("Benign", 9.3), ("prostatic", 9.3), ("hypertrophy", 9.3)]) - 10.0).abs() < 0.01);
+        assert!((size(&[("acme", 5.0), ("ones", 5.0)]) - 10.0).abs() < 0.01);
+        // The median, weighted by letters: one odd box does not move it.
+        assert!((size(&[("The", 7.2), ("Grace", 14.0), ("period", 9.3), ("applies", 9.3)]) - 10.0).abs() < 0.01);
+        assert_eq!(em_size([(".", 3.0), ("—", 1.0)].into_iter()), None);
+    }
+
+    #[test]
+    fn an_address_cut_at_its_at_sign_is_joined_again() {
+        let words = vec![
+            word((1, 1, 1), 10.0, "email:", 90.0),
+            word((1, 1, 1), 70.0, "customer.relations", 90.0),
+            word((1, 1, 1), 130.0, "@nic.co.in,", 90.0),
+            word((1, 1, 1), 190.0, "griho@", 90.0),
+            word((1, 1, 1), 250.0, "nic.co.in", 90.0),
+            word((1, 1, 2), 10.0, "bimalokpal.kolkata", 90.0),
+            word((1, 1, 2), 70.0, "@", 90.0),
+            word((1, 1, 2), 130.0, "cioins.co.in", 90.0),
+            word((1, 1, 3), 10.0, "meet", 90.0),
+            word((1, 1, 3), 70.0, "@", 90.0),
+            word((1, 1, 3), 130.0, "5pm.", 90.0),
+            word((1, 1, 3), 190.0, "in", 90.0),
+            word((1, 1, 3), 250.0, "@home", 90.0),
+        ];
+        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "email: customer.relations@nic.co.in, griho@nic.co.in",
+                "bimalokpal.kolkata@cioins.co.in",
+                "meet @ 5pm. in @home"
+            ]
+        );
+        // The first line keeps its two real spaces, each gap at its byte offset.
+        assert_eq!(
+            lines[0].0.gaps,
+            [Gap { at: 6, x_end: 60.0, x_start: 70.0 }, Gap { at: 36, x_end: 180.0, x_start: 190.0 }]
+        );
+        assert!(lines[1].0.gaps.is_empty());
+        assert_eq!(lines[2].0.gaps.len(), 4);
     }
 
     #[test]
