@@ -255,7 +255,7 @@ fn in_reading_order(lines: Vec<(RawLine, f32)>) -> Vec<ReadLine> {
 const OCR_BREAK_HEIGHTS: f64 = 1.0;
 
 /// Tesseract's words grouped by (block, paragraph, line) and cut at gaps wider than
-/// [`OCR_BREAK_HEIGHTS`], as the text layer's lines are collected (text, box, size, word
+/// [`OCR_BREAK_HEIGHTS`] and at table rules ([`is_rule`]), as the text layer's lines are collected (text, box, size, word
 /// gaps), with their mean confidence; lines with no letter or digit (specks, rules read as
 /// `|`) are dropped.
 fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -> BBox) -> Vec<(RawLine, f32)> {
@@ -271,16 +271,27 @@ fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -
         let bottom = group.iter().map(|w| w.top + w.height).fold(f64::NEG_INFINITY, f64::max);
         let widest_space = OCR_BREAK_HEIGHTS * (bottom - top);
         let mut from = 0;
-        for j in 1..=group.len() {
+        for j in 0..=group.len() {
+            let rule = j < group.len() && is_rule(&group[j].text);
             let breaks = j == group.len()
-                || (!glued[j] && group[j].left - (group[j - 1].left + group[j - 1].width) > widest_space);
+                || rule
+                || (j > from && !glued[j] && group[j].left - (group[j - 1].left + group[j - 1].width) > widest_space);
             if breaks {
-                lines.extend(one_line(&group[from..j], &glued[from..j], &pdf_box));
-                from = j;
+                if j > from {
+                    lines.extend(one_line(&group[from..j], &glued[from..j], &pdf_box));
+                }
+                from = if rule { j + 1 } else { j };
             }
         }
     }
     lines
+}
+
+/// A table's vertical rule read as a word (`|`, `¦`, `│`): a cell boundary, which the text
+/// layer has as a drawn line, not text. The line is cut there and the rule dropped
+/// ("hospitalisation | Within fifteen days" is two cells).
+fn is_rule(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| matches!(c, '|' | '¦' | '│' | '┃'))
 }
 
 /// One line of words: the words with a space between them (none where `glued`), each
@@ -443,6 +454,18 @@ mod tests {
         assert_eq!(lines[1].0.bbox, BBox { x0: 200.0, y0: 100.0, x1: 310.0, y1: 120.0 });
         assert_eq!(lines[1].0.gaps, [Gap { at: 2, x_end: 250.0, x_start: 260.0 }]);
         assert!((lines[1].1 - 0.75).abs() < 1e-6);
+        // A table rule read as a word is a cell boundary, and no text.
+        let words = vec![
+            word((1, 1, 1), 10.0, "Reimbursement", 90.0),
+            word((1, 1, 1), 70.0, "|", 40.0),
+            word((1, 1, 1), 130.0, "Within", 90.0),
+            word((1, 1, 1), 190.0, "15", 90.0),
+            word((1, 1, 1), 250.0, "days", 90.0),
+            word((1, 1, 1), 310.0, "||", 40.0),
+        ];
+        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
+        assert_eq!(texts, ["Reimbursement", "Within 15 days"]);
     }
 
     #[test]
