@@ -99,8 +99,8 @@ use crate::workers::{panic_message, par_map};
 
 /// An OCR line read with a lower mean word confidence is never a heading (its size is not
 /// given to the heading detector): on scans, low confidence marks logos, stamps and specks
-/// read as letters ("aT ict SX i 4"), and a line's size is measured from its box, which such
-/// marks inflate.
+/// read as letters ("aT ict SX i 4"), and a line's size is read from its word boxes, which
+/// such marks distort.
 const HEADING_MIN_OCR_CONFIDENCE: f32 = 0.8;
 
 /// Why a PDF could not be parsed at all. Every message names the file.

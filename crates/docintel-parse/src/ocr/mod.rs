@@ -255,9 +255,9 @@ fn in_reading_order(lines: Vec<(RawLine, f32)>) -> Vec<ReadLine> {
 const OCR_BREAK_HEIGHTS: f64 = 1.0;
 
 /// Tesseract's words grouped by (block, paragraph, line) and cut at gaps wider than
-/// [`OCR_BREAK_HEIGHTS`] and at table rules ([`is_rule`]), as the text layer's lines are collected (text, box, size, word
-/// gaps), with their mean confidence; lines with no letter or digit (specks, rules read as
-/// `|`) are dropped.
+/// [`OCR_BREAK_HEIGHTS`] and at table rules ([`is_rule`]), as the text layer's lines are
+/// collected (text, box, size, word gaps), with their mean confidence; lines with no letter
+/// or digit (specks) are dropped.
 fn group_lines(words: &[tesseract::Word], pdf_box: impl Fn(f64, f64, f64, f64) -> BBox) -> Vec<(RawLine, f32)> {
     let mut lines: Vec<(RawLine, f32)> = Vec::new();
     let mut i = 0;
