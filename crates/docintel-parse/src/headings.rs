@@ -301,21 +301,23 @@ fn numbering(text: &str) -> Numbering {
 
 /// The character-weighted median font size (0 when sizes are unknown).
 fn body_size(lines: &[HeadingLine<'_>]) -> f32 {
-    let mut sizes: Vec<(f32, usize)> =
-        lines.iter().filter(|l| l.font_size > 0.0).map(|l| (l.font_size, l.text.chars().count())).collect();
-    if sizes.is_empty() {
-        return 0.0;
-    }
-    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let total: usize = sizes.iter().map(|s| s.1).sum();
+    let sizes = lines.iter().filter(|l| l.font_size > 0.0).map(|l| (l.font_size, l.text.chars().count()));
+    weighted_median(sizes.collect()).unwrap_or(0.0)
+}
+
+/// The median of `(value, weight)` pairs: the smallest value with at least half the total
+/// weight at or below it; `None` when there are none.
+pub(crate) fn weighted_median(mut values: Vec<(f32, usize)>) -> Option<f32> {
+    values.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: usize = values.iter().map(|v| v.1).sum();
     let mut seen = 0;
-    for (size, n) in &sizes {
-        seen += n;
-        if seen * 2 >= total {
-            return *size;
-        }
-    }
-    sizes[sizes.len() - 1].0
+    values
+        .iter()
+        .find(|(_, weight)| {
+            seen += weight;
+            2 * seen >= total
+        })
+        .map(|v| v.0)
 }
 
 /// Texts that appear on [`RUNNING_MIN_PAGES`] or more distinct pages.

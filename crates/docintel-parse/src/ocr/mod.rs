@@ -340,10 +340,10 @@ const DESCENDER_EM: f32 = 0.21;
 /// smaller than the prose around it, and one with descenders larger, which misleads the heading
 /// detector. `None` when no word has a letter or digit.
 fn em_size<'a>(words: impl Iterator<Item = (&'a str, f32)>) -> Option<f32> {
-    let mut sizes: Vec<(f32, usize)> = words
+    let sizes = words
         .filter_map(|(text, height)| {
-            let inked: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).collect();
-            if inked.is_empty() || height <= 0.0 {
+            let inked = text.chars().filter(|c| c.is_alphanumeric()).count();
+            if inked == 0 || height <= 0.0 {
                 return None;
             }
             let tall = |c: char| {
@@ -355,19 +355,10 @@ fn em_size<'a>(words: impl Iterator<Item = (&'a str, f32)>) -> Option<f32> {
                 X_HEIGHT_EM
             };
             let bottom = if text.chars().any(|c| "gjpqy()[]{}|".contains(c)) { DESCENDER_EM } else { 0.0 };
-            Some((height / (top + bottom), inked.len()))
+            Some((height / (top + bottom), inked))
         })
         .collect();
-    sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let total: usize = sizes.iter().map(|s| s.1).sum();
-    let mut seen = 0;
-    sizes
-        .iter()
-        .find(|(_, n)| {
-            seen += n;
-            2 * seen >= total
-        })
-        .map(|s| s.0)
+    crate::headings::weighted_median(sizes)
 }
 
 /// For each word, whether it joins the word before it with no space: Tesseract reads the
@@ -424,6 +415,15 @@ mod tests {
         tesseract::Word { line_key: key, left, top: 100.0, width: 50.0, height: 20.0, confidence, text: text.into() }
     }
 
+    /// The words grouped into lines, pixel boxes kept as they are.
+    fn read(words: &[tesseract::Word]) -> Vec<(RawLine, f32)> {
+        group_lines(words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 })
+    }
+
+    fn texts(lines: &[(RawLine, f32)]) -> Vec<&str> {
+        lines.iter().map(|(l, _)| l.text.as_str()).collect()
+    }
+
     #[test]
     fn words_become_lines_with_their_mean_confidence_and_specks_are_dropped() {
         let words = vec![
@@ -432,9 +432,8 @@ mod tests {
             word((1, 1, 2), 10.0, "|", 30.0),
             word((2, 1, 1), 10.0, "4.11", 70.0),
         ];
-        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
-        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
-        assert_eq!(texts, ["Total due", "4.11"]);
+        let lines = read(&words);
+        assert_eq!(texts(&lines), ["Total due", "4.11"]);
         assert!((lines[0].1 - 0.85).abs() < 1e-6);
         assert_eq!(lines[0].0.bbox, BBox { x0: 10.0, y0: 100.0, x1: 120.0, y1: 120.0 });
         assert_eq!(lines[0].0.gaps, [Gap { at: 5, x_end: 60.0, x_start: 70.0 }]);
@@ -448,9 +447,8 @@ mod tests {
             word((1, 1, 1), 200.0, "m.", 80.0),
             word((1, 1, 1), 260.0, "Surgery", 70.0),
         ];
-        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
-        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
-        assert_eq!(texts, ["Cataract", "m. Surgery"]);
+        let lines = read(&words);
+        assert_eq!(texts(&lines), ["Cataract", "m. Surgery"]);
         assert_eq!(lines[1].0.bbox, BBox { x0: 200.0, y0: 100.0, x1: 310.0, y1: 120.0 });
         assert_eq!(lines[1].0.gaps, [Gap { at: 2, x_end: 250.0, x_start: 260.0 }]);
         assert!((lines[1].1 - 0.75).abs() < 1e-6);
@@ -463,9 +461,8 @@ mod tests {
             word((1, 1, 1), 250.0, "days", 90.0),
             word((1, 1, 1), 310.0, "||", 40.0),
         ];
-        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
-        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
-        assert_eq!(texts, ["Reimbursement", "Within 15 days"]);
+        let lines = read(&words);
+        assert_eq!(texts(&lines), ["Reimbursement", "Within 15 days"]);
     }
 
     #[test]
@@ -497,10 +494,9 @@ mod tests {
             word((1, 1, 3), 190.0, "in", 90.0),
             word((1, 1, 3), 250.0, "@home", 90.0),
         ];
-        let lines = group_lines(&words, |l, t, r, b| BBox { x0: l as f32, y0: t as f32, x1: r as f32, y1: b as f32 });
-        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.text.as_str()).collect();
+        let lines = read(&words);
         assert_eq!(
-            texts,
+            texts(&lines),
             [
                 "email: customer.relations@nic.co.in, griho@nic.co.in",
                 "bimalokpal.kolkata@cioins.co.in",
