@@ -108,6 +108,19 @@ const IRREGULAR_PAST: &[&str] = &[
     "wrote", "chose", "built", "heard", "sent", "oversaw",
 ];
 
+/// English verbs in the third person that are not also the plural of a noun
+/// a question asks for ("covers" is left out: "what covers apply"; so are
+/// "uses", "states", "lists", "holds", "pays", "offers", "costs", "yields",
+/// "addresses").
+#[rustfmt::skip]
+pub(super) const PRESENT_VERBS: &[&str] = &[
+    "applies", "provides", "includes", "contains", "requires", "describes", "governs", "allows", "explains",
+    "specifies", "defines", "identifies", "indicates", "handles", "supports", "prevents", "protects", "ensures",
+    "enables", "determines", "regulates", "triggers", "entitles", "qualifies", "permits", "affects", "reaches",
+    "achieves", "exceeds", "replaces", "represents", "produces", "generates", "outperforms", "occurs", "happens",
+    "belongs", "corresponds", "refers", "appears", "remains", "becomes",
+];
+
 /// Words that end the phrase: auxiliaries, prepositions, conjunctions.
 #[rustfmt::skip]
 const PHRASE_END: &[&str] = &[
@@ -302,6 +315,12 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         if !phrase.is_empty() && word.len() > 3 && (word.ends_with('s') || word.ends_with("ed")) && object_follows {
             break;
         }
+        // A verb no question asks for as a noun ends it whatever follows
+        // ("what co-payment APPLIES to", "which publication PROVIDES
+        // in-depth information").
+        if !phrase.is_empty() && PRESENT_VERBS.contains(&word.as_str()) {
+            break;
+        }
         let gap = &text[tokens[i - 1].end..tokens[i].start];
         let gap_ok = phrase.is_empty() || gap.chars().all(char::is_whitespace) || hyphenated;
         let after_possessive = i >= 2 && words[i - 1] == "s";
@@ -375,5 +394,12 @@ mod tests {
             Some("chiffre d affaires")
         );
         assert_eq!(phrase("The total, please."), None);
+        // A verb ends the phrase even when a preposition follows it.
+        assert_eq!(phrase("What co-payment applies to in-patient claims?").as_deref(), Some("co-payment"));
+        assert_eq!(
+            phrase("Which NIST publication provides in-depth information on C-SCRM?").as_deref(),
+            Some("nist publication")
+        );
+        assert_eq!(phrase("Which segments in the report grew?").as_deref(), Some("segments"));
     }
 }

@@ -9,7 +9,7 @@ use crate::lexicon::{Token, is_stop, strip_clitic, tokenize};
 mod asked;
 
 pub(crate) use asked::asked_phrase;
-use asked::{LEAD, WH, YEAR};
+use asked::{LEAD, PRESENT_VERBS, WH, YEAR};
 
 #[rustfmt::skip]
 const AMOUNT_NOUNS: &[&str] = &[
@@ -281,6 +281,9 @@ fn asks_plural(text: &str) -> bool {
         if !word.chars().all(|c| c.is_alphabetic() || c == '-') || LEAD.contains(&word.as_str()) {
             return false;
         }
+        if PRESENT_VERBS.contains(&word.as_str()) {
+            return false;
+        }
         if !plural(word) {
             continue;
         }
@@ -333,6 +336,11 @@ fn head_noun_type<'a>(
         return words.iter().take(2).find_map(|w| satellites.head_type(w));
     }
     let last = words.last()?;
+    // "What time does it open" asks a clock time; a modified time ("the
+    // maximum standby TIME", "the response TIME") asks a length of time.
+    if words.len() == 1 && last == "time" {
+        return None;
+    }
     if let Some(kind) = satellites.head_type(last) {
         return Some(kind);
     }
@@ -473,7 +481,7 @@ mod tests {
         check("Combien de jours dure la franchise ?", (Single, "count"));
         check("Dans quel délai faut-il déclarer un dégât des eaux ?", (Single, "duration"));
         check("À partir de quel taux d'invalidité est-on reconnu en invalidité totale ?", (Single, "percentage"));
-        check("If the insured opts for co-payment, what discount applies?", (Single, "text"));
+        check("If the insured opts for co-payment, what discount applies?", (Single, "percentage"));
         check("What diluted earnings per share were reported?", (Single, "amount"));
         check("What is the year end FY2018 net PPNE for 3M?", (Single, "text"));
         check("Quelle franchise standard s'applique en cas de vol ?", (Single, "amount"));
@@ -481,6 +489,15 @@ mod tests {
         check("Which temperature gives ChatGPT the highest alignment score?", (Single, "number"));
         check("What will happen when you press and hold the down button?", (Single, "text"));
         check("How much written notice must the policyholder give?", (Single, "duration"));
+        // A modified time is a length of time; a bare one a clock time.
+        check("What is the average response time of the help desk?", (Single, "duration"));
+        check("At what time does the office open?", (Single, "text"));
+        // The head noun before a verb that a preposition follows.
+        check("What discount applies to a family of four?", (Single, "percentage"));
+        check("Which NIST publication defines the key sizes?", (Single, "identifier"));
+        check("What ISIN is allotted to the company's shares?", (Single, "identifier"));
+        // A number to call is a phone number.
+        check("What number can a customer call for roadside help?", (Single, "phone"));
     }
 
     #[test]
@@ -502,7 +519,7 @@ mod tests {
         check("Which firm audits the company?", (Single, "organisation"));
         check("What is the consultant's address for notices?", (Single, "address"));
         check("What kinds of charts can be created?", (Single, "text"));
-        check("If the insured opts for co-payment, what discount applies?", (Single, "text"));
+        check("If the insured opts for co-payment, what discount applies?", (Single, "percentage"));
         check("What happens when the policy lapses?", (Single, "text"));
         check("Which benefits apply?", (Listing, "text"));
         check("¿Cuáles son las exclusiones?", (Listing, "text"));
