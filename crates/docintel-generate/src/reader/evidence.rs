@@ -25,6 +25,18 @@ pub(crate) struct Word {
     pub(crate) end: usize,
 }
 
+/// Hyphens a bound prefix is written with.
+const HYPHENS: [char; 2] = ['-', '‐'];
+
+/// Prefixes written joined to their word or hyphenated, never a word alone:
+/// a single letter ("e-mail", "x-ray"), "co", "pre", "sub" ("co-payment",
+/// "pre-existing", "sub-limit").
+fn is_bound_prefix(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    (lower.chars().count() == 1 && lower.chars().all(|c| c.is_alphabetic()))
+        || matches!(lower.as_str(), "co" | "pre" | "sub")
+}
+
 /// The words of `text` (see the module docs).
 pub(crate) fn words_of(text: &str) -> Vec<Word> {
     let mut out = Vec::new();
@@ -32,7 +44,7 @@ pub(crate) fn words_of(text: &str) -> Vec<Word> {
     let mut prev: Option<char> = None;
     let flush = |start: &mut Option<usize>, end: usize, out: &mut Vec<Word>| {
         if let Some(s) = start.take() {
-            let norm = normalize(&text[s..end]);
+            let norm = normalize(&text[s..end].replace(HYPHENS, ""));
             // One spelling for both sides of the Atlantic.
             let norm = match docintel_schema::text::american_spelling(&norm) {
                 std::borrow::Cow::Owned(american) => american,
@@ -44,6 +56,16 @@ pub(crate) fn words_of(text: &str) -> Vec<Word> {
         }
     };
     for (at, c) in text.char_indices() {
+        // "e-mail" is "email", "co-payment" "copayment": a bound prefix
+        // goes on over its hyphen into the word it is part of.
+        if HYPHENS.contains(&c)
+            && let Some(s) = start
+            && is_bound_prefix(&text[s..at])
+            && text[at + c.len_utf8()..].chars().next().is_some_and(char::is_alphabetic)
+        {
+            prev = Some(c);
+            continue;
+        }
         let word_char = c.is_alphanumeric();
         let boundary = matches!(prev, Some(p) if p.is_alphanumeric() && word_char
             && (p.is_ascii_digit() != c.is_ascii_digit()));
@@ -285,6 +307,16 @@ mod tests {
         let w: Vec<String> = words_of("20-10-2015Invoice Date: Pdrop=0.1").into_iter().map(|w| w.norm).collect();
         assert_eq!(w, ["20", "10", "2015", "invoice", "date", "pdrop", "0", "1"]);
         assert_eq!(folded("  Leo    Leopard\u{00A0}"), "leo leopard");
+    }
+
+    #[test]
+    fn a_bound_prefix_is_one_word_with_its_hyphen_or_without() {
+        assert_eq!(folded("E-mail: a@b.com"), folded("Email: a@b.com"));
+        assert_eq!(folded("Co-payment and sub-limit"), "copayment and sublimit");
+        assert_eq!(folded("Pre-existing"), folded("preexisting"));
+        // Other hyphens still part words; a code keeps its parts.
+        assert_eq!(folded("English-to-Japanese AC-2 A-1"), "english to japanese ac 2 a 1");
+        assert_eq!(folded("non-GAAP U.S.-based"), "non gaap u s based");
     }
 
     #[test]

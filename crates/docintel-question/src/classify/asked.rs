@@ -118,7 +118,7 @@ pub(super) const PRESENT_VERBS: &[&str] = &[
     "specifies", "defines", "identifies", "indicates", "handles", "supports", "prevents", "protects", "ensures",
     "enables", "determines", "regulates", "triggers", "entitles", "qualifies", "permits", "affects", "reaches",
     "achieves", "exceeds", "replaces", "represents", "produces", "generates", "outperforms", "occurs", "happens",
-    "belongs", "corresponds", "refers", "appears", "remains", "becomes",
+    "belongs", "corresponds", "refers", "appears", "remains", "becomes", "receives",
 ];
 
 /// Words that end the phrase: auxiliaries, prepositions, conjunctions.
