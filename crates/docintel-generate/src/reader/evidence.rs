@@ -5,7 +5,8 @@
 //! terms found there, with their distance to the value.
 //!
 //! Words are runs of letters or digits (a letter–digit boundary splits them,
-//! `2015Invoice` → `2015`, `invoice`) in [`docintel_schema::text::normalize`]
+//! `2015Invoice` → `2015`, `invoice`; a bound prefix keeps its word over the
+//! hyphen, `E-mail` → `email`) in [`docintel_schema::text::normalize`]
 //! form; a question term matches a word it equals, a word it starts when it
 //! has four letters or more (`charge` → `charges`), or its plural or
 //! singular.
