@@ -496,6 +496,7 @@ mod tests {
         check("What discount applies to a family of four?", (Single, "percentage"));
         check("Which NIST publication defines the key sizes?", (Single, "identifier"));
         check("What ISIN is allotted to the company's shares?", (Single, "identifier"));
+        check("Which degree does the candidate hold?", (Single, "degree"));
         // A number to call is a phone number.
         check("What number can a customer call for roadside help?", (Single, "phone"));
     }

@@ -14,6 +14,7 @@ mod amount;
 mod boolean;
 mod count;
 mod date;
+mod degree;
 mod duration;
 mod email;
 mod iban;
@@ -48,6 +49,7 @@ pub(crate) enum Kind {
     Duration,
     Person,
     Organisation,
+    Degree,
     Location,
     Email,
     Url,
@@ -108,6 +110,7 @@ impl Kind {
             "duration" => Kind::Duration,
             "person" => Kind::Person,
             "organisation" | "organization" => Kind::Organisation,
+            "degree" => Kind::Degree,
             "location" => Kind::Location,
             "email" => Kind::Email,
             "url" => Kind::Url,
@@ -127,6 +130,7 @@ impl Kind {
             Kind::Date => Group::Date,
             Kind::Person
             | Kind::Organisation
+            | Kind::Degree
             | Kind::Location
             | Kind::Email
             | Kind::Url
@@ -150,6 +154,7 @@ impl Kind {
             Kind::Duration => "duration",
             Kind::Person => "person's name",
             Kind::Organisation => "organisation's name",
+            Kind::Degree => "degree or diploma",
             Kind::Location => "place",
             Kind::Email => "e-mail address",
             Kind::Url => "URL",
@@ -179,7 +184,7 @@ impl Kind {
             Kind::Location => &[Kind::Organisation],
             Kind::Identifier => &[Kind::Phone, Kind::Iban],
             Kind::Count | Kind::Number | Kind::Duration | Kind::Date | Kind::Text => &[],
-            Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean => &[],
+            Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean | Kind::Degree => &[],
         }
     }
 
@@ -195,6 +200,7 @@ impl Kind {
             Kind::Duration => "duration",
             Kind::Person => "person",
             Kind::Organisation => "organisation",
+            Kind::Degree => "degree",
             Kind::Location => "location",
             Kind::Email => "email",
             Kind::Url => "url",
@@ -307,6 +313,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Duration => duration::find(text, i, ctx),
         Kind::Person => person::find(text, i),
         Kind::Organisation => organisation::find(text, i, ctx),
+        Kind::Degree => degree::find(text, i, ctx),
         Kind::Location => location::find(text, i, ctx),
         Kind::Email => email::find(text, i),
         Kind::Url => url::find(text, i),
