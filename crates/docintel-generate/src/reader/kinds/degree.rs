@@ -10,6 +10,7 @@ use docintel_schema::AnswerValue;
 use regex::Regex;
 
 use super::{FindContext, Found};
+use crate::extract::date::month_number;
 
 /// A spelled-out degree: its level, then `of`/`in` and capitalised words
 /// (the discipline), then an optional field after `in` or a comma.
@@ -27,34 +28,6 @@ static ABBREVIATED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("degree abbreviation pattern")
 });
 
-/// Month names, which end a degree's field.
-const MONTHS: &[&str] = &[
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-    "Jan",
-    "Feb",
-    "Mar",
-    "Apr",
-    "Jun",
-    "Jul",
-    "Aug",
-    "Sep",
-    "Sept",
-    "Oct",
-    "Nov",
-    "Dec",
-];
-
 /// Fit of an abbreviation: surely a degree, but terser than its name.
 const ABBREVIATION_FIT: f64 = 0.8;
 
@@ -63,8 +36,11 @@ pub(super) fn find(text: &str, row: usize, _ctx: &FindContext) -> Vec<Found> {
     for m in SPELLED.find_iter(text) {
         // The field ends before a month ("... Computer Science May 2023").
         let mut value = m.as_str();
-        if let Some(cut) =
-            value.split_whitespace().skip(2).find(|w| MONTHS.contains(w)).and_then(|w| value.find(&format!(" {w}")))
+        if let Some(cut) = value
+            .split_whitespace()
+            .skip(2)
+            .find(|w| month_number(w).is_some())
+            .and_then(|w| value.find(&format!(" {w}")))
         {
             value = &value[..cut];
         }
