@@ -17,7 +17,8 @@
 //!   "EN-DE | EN-FR", "(Millions) 2018 2017 2016";
 //! - its **column headers** are, in each header row, the piece whose centre
 //!   is nearest the cell's, right of the label column (a spanning header
-//!   such as "BLEU" over two columns is the nearest for both).
+//!   such as "BLEU" over two columns is the nearest for both), when it stands
+//!   over the cell's column (apart by at most half their widths together).
 //!
 //! A cell under a header whose words the question names, on a row whose
 //! label names the rest ("the plafond bris de glace in formule Tiers+", "the
@@ -170,6 +171,13 @@ impl<'d> Tables<'d> {
                     .filter(|p| p.bbox.x1 > label_right + tolerance)
                     .filter(|p| row_label.is_none() || p.bbox.x0 > label_x0 + tolerance)
                     .min_by(|a, b| (centre(a) - mid).abs().total_cmp(&(centre(b) - mid).abs()))
+                    // The nearest piece of a header row heads the cell only
+                    // when it stands over its column: "Years" printed over
+                    // the last column alone heads no cell of the first.
+                    .filter(|p| {
+                        let gap = (p.bbox.x0 - line.bbox.x1).max(line.bbox.x0 - p.bbox.x1);
+                        gap <= 0.5 * ((p.bbox.x1 - p.bbox.x0) + (line.bbox.x1 - line.bbox.x0)) + tolerance
+                    })
             })
             .collect();
         Some(Cell { row_label, headers, caption })
@@ -231,6 +239,29 @@ mod tests {
         assert!(tables.cell(&lines[10], value).is_none(), "a row label is no cell");
         assert_eq!(cell.caption.map(|l| l.line_id), Some(1), "the caption cut the block");
         assert!(tables.cell(&lines[0], value).is_none(), "a caption is no cell");
+    }
+
+    #[test]
+    fn a_header_printed_over_another_column_heads_none_of_this_one() {
+        // An officers table: "Years / With the / Company" stacked over the
+        // last column, "Age" over the second.
+        let lines = vec![
+            piece(1, "Years", 558.0, 705.0, 577.0),
+            piece(2, "With the", 554.0, 697.0, 582.0),
+            piece(3, "Name", 19.0, 689.0, 37.0),
+            piece(4, "Age", 168.0, 689.0, 182.0),
+            piece(5, "Position", 200.0, 689.0, 240.0),
+            piece(6, "Company", 552.0, 689.0, 583.0),
+            piece(7, "Mathew R. Watson", 19.0, 676.0, 90.0),
+            piece(8, "46", 169.0, 676.0, 178.0),
+            piece(9, "Chief Accounting Officer", 200.0, 676.0, 300.0),
+            piece(10, "11", 563.0, 676.0, 575.0),
+        ];
+        let tables = Tables::new(&lines);
+        let age = headers(&tables.cell(&lines[7], value).unwrap());
+        assert!(!age.contains(&"Years") && !age.contains(&"With the"), "{age:?}");
+        let years = headers(&tables.cell(&lines[9], value).unwrap());
+        assert_eq!(years[..2], ["Years", "With the"]);
     }
 
     #[test]
