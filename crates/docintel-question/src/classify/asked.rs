@@ -238,6 +238,7 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
             _ => return Some(AskedPhrase { words: Vec::new(), who }),
         }
     }
+    let phrase_start = i;
     while i < words.len() && phrase.len() < 6 {
         let word = &words[i];
         // ... and so does the article of a new noun phrase ("quel âge
@@ -331,8 +332,27 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         phrase.push(word.clone());
         i += 1;
     }
+    // "Who is the invoice BILLED TO?", "what is the agreement governed BY?":
+    // the noun phrase after the copula is the subject of a passive clause
+    // whose preposition is left open at the end; the question asks what
+    // completes it, not the subject ("what is the first product the
+    // collaboration will focus on" still asks a product).
+    let after_copula = words[start + 1..phrase_start.min(words.len())]
+        .iter()
+        .any(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"));
+    let participle = words
+        .get(i)
+        .is_some_and(|w| (w.len() >= 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w.as_str()));
+    let dangling = words.last().is_some_and(|w| DANGLING.contains(&w.as_str())) && i < words.len() - 1;
+    if after_copula && participle && dangling {
+        phrase.clear();
+    }
     Some(AskedPhrase { words: phrase, who })
 }
+
+/// Prepositions an English question can end on, their object being what is
+/// asked ("who is it addressed TO").
+const DANGLING: &[&str] = &["to", "by", "for", "with", "from", "at", "in", "on", "of", "about", "under"];
 
 #[cfg(test)]
 mod tests {
@@ -364,6 +384,14 @@ mod tests {
         assert_eq!(phrase("Who runs Boeing Global Services?").as_deref(), Some("boeing global services"));
         assert_eq!(phrase("Who signed the agreement for Driven Deliveries?").as_deref(), Some("agreement"));
         assert_eq!(phrase("Who is the guest on this receipt?").as_deref(), Some("guest"));
+        // A clause left open on its preposition asks its object, not its subject.
+        assert_eq!(phrase("Who is the invoice billed to?").as_deref(), Some(""));
+        assert_eq!(phrase("What is the agreement governed by?").as_deref(), Some(""));
+        assert_eq!(phrase("What is the premium for?").as_deref(), Some("premium"));
+        assert_eq!(
+            phrase("What is the first product the collaboration will focus on?").as_deref(),
+            Some("first product")
+        );
         assert_eq!(
             phrase("What is the maximum exit fee the affiliate pays on termination?").as_deref(),
             Some("maximum exit fee")
