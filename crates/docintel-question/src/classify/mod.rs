@@ -497,6 +497,8 @@ mod tests {
         check("Which NIST publication defines the key sizes?", (Single, "identifier"));
         check("What ISIN is allotted to the company's shares?", (Single, "identifier"));
         check("Which degree does the candidate hold?", (Single, "degree"));
+        // An age is a number, as "how old" is.
+        check("What is the maximum entry age for the base policy?", (Single, "number"));
         // A number to call is a phone number.
         check("What number can a customer call for roadside help?", (Single, "phone"));
     }
