@@ -147,7 +147,7 @@ static NUMERIC: LazyLock<Regex> = LazyLock::new(|| {
 });
 static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b([0-9]{{1,2}})(?:st|nd|rd|th|er|\.)?[\s\-]*(?:of\s+|de\s+)?(?P<m>{})\.?[\s,\-]*(?:de\s+)?([0-9]{{4}})",
+        r"(?i)\b([0-9]{{1,2}})(?:st|nd|rd|th|er|\.)?[\s\-]*(?:day\s+of\s+|of\s+|de\s+)?(?P<m>{})\.?[\s,\-]*(?:de\s+)?([0-9]{{4}})",
         month_alternation()
     ))
     .expect("day month regex")
@@ -388,6 +388,8 @@ mod tests {
         check("5 de mayo de 2020", &[("2020-05-05", "5 de mayo de 2020")]);
         check("am 3. März 2021", &[("2021-03-03", "3. März 2021")]);
         check("Sept. 30, 2021", &[("2021-09-30", "Sept. 30, 2021")]);
+        // The form of a contract's opening clause.
+        check("entered into on the 20th day of November, 2018 (the", &[("2018-11-20", "20th day of November, 2018")]);
     }
 
     #[test]
