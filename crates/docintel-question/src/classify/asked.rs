@@ -340,9 +340,8 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     let after_copula = words[start + 1..phrase_start.min(words.len())]
         .iter()
         .any(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"));
-    let participle = words
-        .get(i)
-        .is_some_and(|w| (w.len() >= 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w.as_str()));
+    let participle =
+        words.get(i).is_some_and(|w| (w.len() >= 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w.as_str()));
     let dangling = words.last().is_some_and(|w| DANGLING.contains(&w.as_str())) && i < words.len() - 1;
     if after_copula && participle && dangling {
         phrase.clear();
