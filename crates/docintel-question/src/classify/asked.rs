@@ -270,6 +270,16 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
             i += 1;
             continue;
         }
+        // A rate's unit is part of what is asked: "diluted earnings PER
+        // SHARE", "revenue per user" (a per-share figure is not the total).
+        if word == "per"
+            && !phrase.is_empty()
+            && words.get(i + 1).is_some_and(|w| !PHRASE_END.contains(&w.as_str()) && !NEW_PHRASE.contains(&w.as_str()))
+        {
+            phrase.push(word.clone());
+            i += 1;
+            continue;
+        }
         if PHRASE_END.contains(&word.as_str()) {
             if !phrase.is_empty()
                 && matches!(word.as_str(), "of" | "de" | "du" | "des" | "von" | "van" | "del")
@@ -368,7 +378,10 @@ mod tests {
             Some("chief executive officer")
         );
         assert_eq!(phrase("Which state's law governs?").as_deref(), Some("state"));
-        assert_eq!(phrase("What were General Mills' diluted earnings per share?").as_deref(), Some("diluted earnings"));
+        assert_eq!(
+            phrase("What were General Mills' diluted earnings per share?").as_deref(),
+            Some("diluted earnings per share")
+        );
         assert_eq!(phrase("How is the premium calculated?"), None);
         assert_eq!(
             phrase("Who serves as Amazon's chief financial officer?").as_deref(),

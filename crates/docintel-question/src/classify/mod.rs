@@ -335,6 +335,8 @@ fn head_noun_type<'a>(
     if matches!(language, Some("fr" | "es" | "it" | "pt")) {
         return words.iter().take(2).find_map(|w| satellites.head_type(w));
     }
+    // "earnings per share": the head is before the rate's unit.
+    let words = words.iter().position(|w| w == "per").map_or(words, |at| &words[..at]);
     let last = words.last()?;
     // "What time does it open" asks a clock time; a modified time ("the
     // maximum standby TIME", "the response TIME") asks a length of time.

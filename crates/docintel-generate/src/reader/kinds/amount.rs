@@ -212,6 +212,10 @@ fn names_line_item(question: &str) -> bool {
 
 pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
     let dates = find_dates(text, ctx.order);
+    // "Earnings per share", "revenue per user": a figure per unit is no
+    // total, so the passage's scale ("in millions, except per share data")
+    // is not its own.
+    let per_unit = ctx.focus.iter().any(|w| w == "per");
     find_amounts(text)
         .into_iter()
         .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
@@ -231,8 +235,9 @@ pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
             } else {
                 0.6
             };
+            let scale = if per_unit { None } else { ctx.scale };
             let amount =
-                Amount { value, currency: currency.map(str::to_owned), unit: t.unit.or(ctx.scale).map(str::to_owned) };
+                Amount { value, currency: currency.map(str::to_owned), unit: t.unit.or(scale).map(str::to_owned) };
             let mut found = Found::new(t.start, t.end, row, AnswerValue::Amount(amount), &t.text, fit);
             found.currency_written = t.currency.is_some();
             found
@@ -292,5 +297,18 @@ mod tests {
         assert!(of("what is the total for order 5561", &["total", "order"]));
         assert!(of("what is the total amount of the invoice", &["total", "amount", "invoice"]));
         assert!(of("quel est le total ttc", &["total", "ttc"]));
+    }
+
+    #[test]
+    fn a_figure_per_unit_does_not_take_the_passage_scale() {
+        let unit = |focus: &[&str]| {
+            let ctx = FindContext { scale: Some("million"), ..FindContext::with_focus(focus) };
+            match &find("Diluted $ 3.56 $ 2.90", 0, &ctx)[0].value {
+                AnswerValue::Amount(a) => a.unit.clone(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(unit(&["diluted", "earnings", "per", "share"]), None);
+        assert_eq!(unit(&["net", "earnings"]).as_deref(), Some("million"));
     }
 }
