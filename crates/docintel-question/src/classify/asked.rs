@@ -135,19 +135,20 @@ const PHRASE_END: &[&str] = &[
     "regarding", "concerning",
 ];
 
-/// The phrase a question asks for: after the question word ("what DROPOUT
-/// RATE was used", "which UNIVERSITY did", "how many ATTENTION HEADS") or an
-/// imperative ("name the AUDITOR"), past copulas and determiners, up to the
-/// first auxiliary or preposition; a possessive owner is dropped ("Nike's
-/// chief executive officer") unless the question word asks for it ("which
-/// STATE's law"); a generic head continues into its complement ("the name
-/// of the chief executive officer"). At most six words.
 /// Determiners that open a noun phrase of their own after the asked one.
 const NEW_PHRASE: &[&str] = &[
     "the", "a", "an", "this", "these", "those", "its", "their", "his", "our", "your", "each", "every", "le", "la",
     "les",
 ];
 
+/// The phrase a question asks for: after the question word ("what DROPOUT
+/// RATE was used", "which UNIVERSITY did", "how many ATTENTION HEADS") or an
+/// imperative ("name the AUDITOR"), past copulas and determiners, up to the
+/// first auxiliary or preposition (a rate's "per" and its unit stay:
+/// "earnings PER SHARE"); a possessive owner is dropped ("Nike's
+/// chief executive officer") unless the question word asks for it ("which
+/// STATE's law"); a generic head continues into its complement ("the name
+/// of the chief executive officer"). At most six words.
 pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhrase> {
     let words: Vec<String> = tokens.iter().map(|t| strip_clitic(&t.lower()).to_owned()).collect();
     let start = words
