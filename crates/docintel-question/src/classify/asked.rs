@@ -108,6 +108,11 @@ const IRREGULAR_PAST: &[&str] = &[
     "wrote", "chose", "built", "heard", "sent", "oversaw",
 ];
 
+/// A past tense or participle: a word in -ed, or an irregular past.
+fn past_form(word: &str) -> bool {
+    (word.len() >= 4 && word.ends_with("ed")) || IRREGULAR_PAST.contains(&word)
+}
+
 /// English verbs in the third person that are not also the plural of a noun
 /// a question asks for ("covers" is left out: "what covers apply"; so are
 /// "uses", "states", "lists", "holds", "pays", "offers", "costs", "yields",
@@ -311,10 +316,7 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
         // participle ("total revenues CAME from").
         let wordy = phrase.iter().any(|w| w.chars().all(char::is_alphabetic));
         let hyphenated = i > 0 && text[tokens[i - 1].end..tokens[i].start].trim_start_matches('.') == "-";
-        if wordy
-            && !hyphenated
-            && ((word.len() >= 4 && word.ends_with("ed")) || IRREGULAR_PAST.contains(&word.as_str()))
-        {
+        if wordy && !hyphenated && past_form(word) {
             break;
         }
         let object_follows = tokens.get(i + 1).is_some_and(|next| {
@@ -348,11 +350,9 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     // whose preposition is left open at the end; the question asks what
     // completes it, not the subject ("what is the first product the
     // collaboration will focus on" still asks a product).
-    let after_copula = words[start + 1..phrase_start.min(words.len())]
-        .iter()
-        .any(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"));
-    let participle =
-        words.get(i).is_some_and(|w| (w.len() >= 4 && w.ends_with("ed")) || IRREGULAR_PAST.contains(&w.as_str()));
+    let after_copula =
+        words[start + 1..phrase_start].iter().any(|w| matches!(w.as_str(), "is" | "are" | "was" | "were"));
+    let participle = words.get(i).is_some_and(|w| past_form(w));
     let dangling = words.last().is_some_and(|w| DANGLING.contains(&w.as_str())) && i < words.len() - 1;
     if after_copula && participle && dangling {
         phrase.clear();
