@@ -178,7 +178,10 @@ impl DecomposeRules {
             !is_stop(&t.lower(), language) && t.text.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.'))
         };
         let gap = |a: &Token<'_>, b: &Token<'_>| text[a.end..b.start].chars().all(char::is_whitespace);
-        let at = (1..tokens.len()).find(|&i| self.noun_conjunction.is_match(tokens[i].text))?;
+        let dutch = language == Some("nl");
+        // Dutch "en" (in French, "en" is a preposition).
+        let at = (1..tokens.len())
+            .find(|&i| self.noun_conjunction.is_match(tokens[i].text) || (dutch && tokens[i].lower() == "en"))?;
         // The content words written side by side before and after it.
         let mut left: Vec<&Token<'_>> = Vec::new();
         for (index, token) in tokens[..at].iter().enumerate().rev() {
@@ -191,7 +194,9 @@ impl DecomposeRules {
         left.reverse();
         let mut first = at + 1;
         // "the X and THE Y": each side a noun phrase of its own.
-        let whole = tokens.get(first).is_some_and(|t| ARTICLES.contains(&t.lower().as_str()));
+        let whole = tokens.get(first).is_some_and(|t| {
+            ARTICLES.contains(&t.lower().as_str()) || (dutch && matches!(t.lower().as_str(), "het" | "de"))
+        });
         if whole {
             first += 1;
         }
@@ -348,6 +353,24 @@ mod tests {
         assert_eq!(
             parts("What are Tier 1 and Tier 4 called?", "tier 1"),
             pair("What are Tier 1 called?", "What are Tier 4 called?")
+        );
+        let german = rules.distribute(
+            "Wie lauten die Kundennummer und die Vertragsnummer auf dieser Rechnung?",
+            "kundennummer",
+            Some("de"),
+        );
+        assert_eq!(
+            german.map(|d| d.parts.to_vec()),
+            pair(
+                "Wie lauten die Kundennummer auf dieser Rechnung?",
+                "Wie lauten die Vertragsnummer auf dieser Rechnung?"
+            )
+        );
+        let dutch =
+            rules.distribute("Wat zijn het klantnummer en het ordernummer op deze factuur?", "klantnummer", Some("nl"));
+        assert_eq!(
+            dutch.map(|d| d.parts.to_vec()),
+            pair("Wat zijn het klantnummer op deze factuur?", "Wat zijn het ordernummer op deze factuur?")
         );
         assert_eq!(parts("What is the total amount?", "total amount"), None);
         assert_eq!(parts("What is cash and cash equivalents?", "cash"), None);

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 /// The languages the parser knows, in tie-break order.
-pub(crate) const LANGUAGES: [&str; 5] = ["en", "fr", "es", "de", "ru"];
+pub(crate) const LANGUAGES: [&str; 6] = ["en", "fr", "es", "de", "ru", "nl"];
 
 /// English function words plus question-frame words ("list", "tell", ...).
 #[rustfmt::skip]
@@ -67,6 +67,17 @@ const DE: &[&str] = &[
     "erklären", "beschreibe", "beschreiben", "laut", "gemäß", "seite", "seiten", "s",
 ];
 
+/// Dutch function words plus question-frame words (last in [`LANGUAGES`]:
+/// a tie with German "die" or French "de" goes to the earlier language).
+#[rustfmt::skip]
+const NL: &[&str] = &[
+    "de", "het", "een", "en", "of", "maar", "van", "voor", "op", "in", "aan", "bij", "met", "door", "over", "uit",
+    "naar", "om", "tot", "te", "is", "zijn", "was", "waren", "wordt", "worden", "werd", "werden", "heeft", "hebben",
+    "had", "er", "deze", "dit", "die", "dat", "wat", "welke", "welk", "wie", "wanneer", "waar", "hoe", "hoeveel",
+    "waarom", "niet", "geen", "ook", "u", "uw", "je", "jouw", "we", "wij", "zij", "hij", "ze", "mijn", "ons", "onze",
+    "kan", "kunnen", "moet", "moeten", "mag", "zal", "noem", "geef", "graag", "volgens", "pagina",
+];
+
 /// Russian function words plus question-frame words.
 #[rustfmt::skip]
 const RU: &[&str] = &[
@@ -87,6 +98,7 @@ pub(crate) fn stop_words(language: &str) -> &'static [&'static str] {
         "es" => ES,
         "de" => DE,
         "ru" => RU,
+        "nl" => NL,
         _ => &[],
     }
 }
@@ -177,7 +189,7 @@ pub(crate) fn strip_clitic(word: &str) -> &str {
 /// Cyrillic and a few language-specific letters add evidence. `None` when no
 /// language got a vote.
 pub(crate) fn detect_language(text: &str, tokens: &[Token<'_>]) -> Option<&'static str> {
-    let mut scores = [0u32; 5];
+    let mut scores = [0u32; LANGUAGES.len()];
     for token in tokens {
         let word = token.lower();
         for (index, code) in LANGUAGES.iter().enumerate() {
@@ -251,6 +263,8 @@ mod tests {
     fn language_vote() {
         check("What is the total amount?", Some("en"));
         check("Quel est le montant total de la facture ?", Some("fr"));
+        check("Wat is de vervaldatum van de factuur?", Some("nl"));
+        check("Wie lautet die Rechnungsnummer?", Some("de"));
         check("¿Cuál es el importe total?", Some("es"));
         check("Wie hoch ist der Betrag der Rechnung?", Some("de"));
         check("Какова сумма счёта?", Some("ru"));
@@ -264,5 +278,7 @@ mod tests {
         assert!(is_stop("war", Some("de")));
         assert!(is_stop("war", None));
         assert!(!is_stop("invoice", None));
+        assert!(is_stop("het", Some("nl")));
+        assert!(!is_stop("factuurnummer", Some("nl")));
     }
 }

@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
 use docintel_schema::{
-    AnswerContext, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction, DocumentProfile,
-    GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters, StructuralHints,
+    AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Decomposition, DecompositionPattern, Distinction,
+    DocumentProfile, GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters,
+    StructuralHints,
 };
 
 use crate::constraints::DistractorHit;
@@ -288,7 +289,17 @@ impl RuleParser {
                 answer_type = wanted.to_owned();
             }
         }
-        let answer_shape = self.classify.answer_shape(&focus, &answer_type);
+        let mut answer_shape = self.classify.answer_shape(&focus, &answer_type);
+        // "What are the customer number and the contract number": a pair of
+        // singular noun phrases is one value each, not a list ("what are"
+        // only agrees with the pair).
+        if answer_shape == AnswerShape::Listing
+            && !distributed.is_empty()
+            && parts.iter().all(|p| p.answer_focus.as_deref().is_some_and(|f| !plural_head(f)))
+        {
+            notes.push("answer shape single per part: a pair of singular noun phrases".to_owned());
+            answer_shape = AnswerShape::Single;
+        }
         // The type's confirmation regex joins the search when the expert
         // dictionary recognised the concept: a premium is looked for as a
         // money amount near the word, not as the word alone.
@@ -572,6 +583,17 @@ impl RuleParser {
         }
         verdict.answer_type
     }
+}
+
+/// Whether the last word of a noun phrase is a plural in -s or -x ("limits",
+/// "montants", "prix" reads as one too); not words whose final s is no plural
+/// mark (address, status, basis).
+fn plural_head(phrase: &str) -> bool {
+    phrase.split_whitespace().last().is_some_and(|w| {
+        w.chars().count() > 3
+            && (w.ends_with('s') || w.ends_with('x'))
+            && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
+    })
 }
 
 /// At most this many document parts per question.

@@ -98,6 +98,22 @@ pub(crate) fn word_matches(w: &str, t: &str) -> bool {
         || t.strip_suffix('s').is_some_and(|s| s == w && chars >= 4)
         || w.strip_suffix("es").is_some_and(|s| s == t)
         || (w.ends_with("ies") && t.ends_with('y') && w[..w.len() - 3] == t[..t.len() - 1])
+        || abbreviated_number(w, t)
+}
+
+/// The words for "number" a compound ends in (German and Dutch write
+/// "Kundennummer", "factuurnummer").
+const NUMBER_WORDS: &[&str] = &["nummer", "number", "numero", "numéro"];
+/// Their abbreviations at the end of a printed label ("Kundennr.",
+/// "Factuurnr").
+const NUMBER_ABBREVIATIONS: &[&str] = &["nr", "no", "num", "nro"];
+
+/// Whether `w` is the compound `t` with its word for "number" abbreviated:
+/// "kundennr" for "kundennummer".
+fn abbreviated_number(w: &str, t: &str) -> bool {
+    NUMBER_WORDS.iter().filter_map(|n| t.strip_suffix(n)).any(|stem| {
+        stem.chars().count() >= 3 && w.strip_prefix(stem).is_some_and(|rest| NUMBER_ABBREVIATIONS.contains(&rest))
+    })
 }
 
 /// Whether the words `phrase` occur in `words` starting at `at`.
@@ -327,6 +343,11 @@ mod tests {
         assert!(word_matches("head", "heads"));
         assert!(word_matches("parties", "party"));
         assert!(!word_matches("htm", "ht"));
+        // A compound's word for "number", abbreviated on the label.
+        assert!(word_matches("kundennr", "kundennummer"));
+        assert!(word_matches("factuurnr", "factuurnummer"));
+        assert!(!word_matches("kundennr", "vertragsnummer"));
+        assert!(!word_matches("no", "number"), "a bare abbreviation is no compound");
         assert!(!word_matches("at", "ats"));
     }
 }

@@ -108,6 +108,17 @@ const IRREGULAR_PAST: &[&str] = &[
     "wrote", "chose", "built", "heard", "sent", "oversaw",
 ];
 
+/// German verbs of naming and measures after "wie" that make it ask a noun
+/// phrase: "wie LAUTET die Vertragsnummer" (what is the contract number),
+/// "wie HOCH ist die Selbstbeteiligung" (how much is the deductible).
+const WIE_ASKS: &[&str] =
+    &["lautet", "lauten", "heißt", "heisst", "heißen", "heissen", "hoch", "viel", "viele", "lange"];
+
+/// Whether word `i` is a German "wie" that asks a noun phrase (see [`WIE_ASKS`]).
+fn german_what(words: &[String], i: usize) -> bool {
+    words[i] == "wie" && words.get(i + 1).is_some_and(|w| WIE_ASKS.contains(&w.as_str()))
+}
+
 /// A past tense or participle: a word in -ed, or an irregular past.
 fn past_form(word: &str) -> bool {
     (word.len() >= 4 && word.ends_with("ed")) || IRREGULAR_PAST.contains(&word)
@@ -158,9 +169,13 @@ pub(crate) fn asked_phrase(tokens: &[Token<'_>], text: &str) -> Option<AskedPhra
     let words: Vec<String> = tokens.iter().map(|t| strip_clitic(&t.lower()).to_owned()).collect();
     let start = words
         .iter()
-        .position(|w| WH.contains(&w.as_str()) || w == "how")
+        .enumerate()
+        .position(|(i, w)| WH.contains(&w.as_str()) || w == "how" || german_what(&words, i))
         .or_else(|| words.first().filter(|w| ASK_VERBS.contains(&w.as_str())).map(|_| 0))?;
     let who = matches!(words[start].as_str(), "who" | "whom" | "qui" | "wer" | "wen" | "quién" | "quiénes");
+    // "Wie lautet die Kundennummer", "wie hoch ist die Prämie": the verb or
+    // the measure after "wie" opens the phrase, as "what is" would.
+    let start = if german_what(&words, start) { start + 1 } else { start };
     // "How long is the free look period?" asks a measure of the noun phrase
     // after the copula; "How is the premium calculated?" asks a manner, not
     // a noun phrase.
@@ -401,6 +416,10 @@ mod tests {
         assert_eq!(phrase("Who is the invoice billed to?").as_deref(), Some(""));
         assert_eq!(phrase("What is the agreement governed by?").as_deref(), Some(""));
         assert_eq!(phrase("What is the premium for?").as_deref(), Some("premium"));
+        // German asks "what is" with "wie" and a verb of naming or a measure.
+        assert_eq!(phrase("Wie lautet die Kundennummer?").as_deref(), Some("kundennummer"));
+        assert_eq!(phrase("Wie hoch ist die Selbstbeteiligung?").as_deref(), Some("selbstbeteiligung"));
+        assert_eq!(phrase("Wie wird die Prämie berechnet?"), None);
         assert_eq!(
             phrase("What is the first product the collaboration will focus on?").as_deref(),
             Some("first product")
