@@ -636,7 +636,7 @@ mod tests {
         let names = |rows: Vec<&str>| rows.join(",");
         assert_eq!(
             names(satellites.answer_types().iter().map(|t| t.name.as_str()).collect()),
-            "text,amount,date,boolean,email,url,iban,phone,address,identifier,percentage,duration,year,count,number,title,degree,person,organisation,location"
+            "text,amount,date,boolean,email,url,iban,phone,address,identifier,percentage,duration,year,count,number,role,title,degree,person,organisation,location"
         );
         assert_eq!(satellites.answer_shapes().len(), AnswerShape::ALL.len());
         assert_eq!(
@@ -663,6 +663,7 @@ mod tests {
                 "year",
                 "count",
                 "number",
+                "role",
                 "title",
                 "location"
             ]

@@ -124,7 +124,10 @@ impl Asked {
             // A part that leans on the rest of the question ("and how old
             // is HE?", "and since what year?") keeps its keywords: they say
             // where its answer is.
-            let refers_back = words.iter().any(|w| ANAPHORS.contains(&w.as_str()));
+            // A role is always someone's: "who signed, and in what
+            // capacity?" asks the signer's.
+            let role = Kind::of(&part.answer_type) == Kind::Role;
+            let refers_back = role || words.iter().any(|w| ANAPHORS.contains(&w.as_str()));
             let own_content = q.keywords.iter().filter(|k| own(k) && !k.is_regex).count();
             if !refers_back && own_content >= 2 {
                 q.keywords.retain(own);
@@ -139,11 +142,14 @@ impl Asked {
                         .filter(|(e, _)| !words_of(e).is_empty())
                         .map(|(e, _)| docintel_schema::Keyword::direct(e)),
                 );
-                let kinds: Vec<Kind> = REFERRING
+                let mut kinds: Vec<Kind> = REFERRING
                     .iter()
                     .filter(|(pronoun, _)| words.iter().any(|w| w == pronoun))
                     .flat_map(|(_, kinds)| kinds.iter().copied())
                     .collect();
+                if role {
+                    kinds.push(Kind::Person);
+                }
                 referred.extend(earlier.iter().filter(|(_, kind)| kinds.contains(kind)).map(|(e, _)| e.clone()));
             }
         }

@@ -499,6 +499,13 @@ mod tests {
         check("Which NIST publication defines the key sizes?", (Single, "identifier"));
         check("What ISIN is allotted to the company's shares?", (Single, "identifier"));
         check("Which degree does the candidate hold?", (Single, "degree"));
+        // A person's role: "in what capacity", a person's title (a
+        // document's title stays a title).
+        check("In what capacity?", (Single, "role"));
+        check("What is the signer's title?", (Single, "role"));
+        check("What was his title?", (Single, "role"));
+        check("What is the title of this agreement?", (Single, "title"));
+        check("What is the seating capacity of the hall?", (Single, "number"));
         // An age is a number, as "how old" is.
         check("What is the maximum entry age for the base policy?", (Single, "number"));
         // A number to call is a phone number.

@@ -81,6 +81,41 @@ fn a_part_that_refers_back_is_read_near_the_earlier_answer() {
 }
 
 #[test]
+fn a_role_is_read_where_the_earlier_part_named_its_holder() {
+    // "in what capacity" names nobody: the role is the signer's, read by
+    // the name the first part answered, not a capitalised role noun of the
+    // recitals nor the other signer's.
+    let rows: &[(&str, u32)] = &[
+        ("WHEREAS, the Company desires to retain Consultant as an independent contractor.", 1),
+        ("IN WITNESS WHEREOF, the Parties have executed this Agreement.", 2),
+        ("By: /s/ Brian Hayek", 2),
+        ("BRIAN HAYEK, President", 2),
+        ("By: /s/ Christian Schenk", 2),
+        ("CHRISTIAN SCHENK, Managing Member", 2),
+    ];
+    let mut q = question(
+        "Who signed the agreement for the Company, and in what capacity?",
+        "person",
+        &["signed", "agreement", "company", "capacity"],
+    );
+    q.generation.parts = vec![
+        asked_part("Who signed the agreement for the Company?", "person", Some("agreement")),
+        asked_part("In what capacity?", "role", Some("capacity")),
+    ];
+    let document = doc(rows);
+    let candidates = ExtractiveGenerator::new().candidates(&q, &document, &page_passages(&document)).unwrap();
+    let best = |part: usize| {
+        candidates
+            .iter()
+            .filter(|c| c.part == part)
+            .max_by(|a, b| a.probability.total_cmp(&b.probability))
+            .map(|c| c.text.clone())
+    };
+    assert_eq!(best(0).as_deref(), Some("Brian Hayek"));
+    assert_eq!(best(1).as_deref(), Some("President"));
+}
+
+#[test]
 fn a_pair_the_document_prints_as_one_term_is_read_whole() {
     let rows: &[(&str, u32)] = &[("Research and development expenses 1,200", 1), ("Selling expenses 800", 1)];
     let mut q =

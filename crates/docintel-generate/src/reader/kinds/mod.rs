@@ -25,6 +25,7 @@ mod organisation;
 mod percentage;
 mod person;
 mod phone;
+mod role;
 pub(crate) mod text;
 mod title;
 mod url;
@@ -49,6 +50,7 @@ pub(crate) enum Kind {
     Duration,
     Person,
     Organisation,
+    Role,
     Degree,
     Location,
     Email,
@@ -110,6 +112,7 @@ impl Kind {
             "duration" => Kind::Duration,
             "person" => Kind::Person,
             "organisation" | "organization" => Kind::Organisation,
+            "role" => Kind::Role,
             "degree" => Kind::Degree,
             "location" => Kind::Location,
             "email" => Kind::Email,
@@ -130,6 +133,7 @@ impl Kind {
             Kind::Date => Group::Date,
             Kind::Person
             | Kind::Organisation
+            | Kind::Role
             | Kind::Degree
             | Kind::Location
             | Kind::Email
@@ -154,6 +158,7 @@ impl Kind {
             Kind::Duration => "duration",
             Kind::Person => "person's name",
             Kind::Organisation => "organisation's name",
+            Kind::Role => "role or job title",
             Kind::Degree => "degree or diploma",
             Kind::Location => "place",
             Kind::Email => "e-mail address",
@@ -185,6 +190,7 @@ impl Kind {
             Kind::Identifier => &[Kind::Phone, Kind::Iban],
             Kind::Count | Kind::Number | Kind::Duration | Kind::Date | Kind::Text => &[],
             Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean | Kind::Degree => &[],
+            Kind::Role => &[],
         }
     }
 
@@ -200,6 +206,7 @@ impl Kind {
             Kind::Duration => "duration",
             Kind::Person => "person",
             Kind::Organisation => "organisation",
+            Kind::Role => "role",
             Kind::Degree => "degree",
             Kind::Location => "location",
             Kind::Email => "email",
@@ -313,6 +320,7 @@ pub(crate) fn find(kind: Kind, rows: &[&Line], i: usize, ctx: &FindContext) -> V
         Kind::Duration => duration::find(text, i, ctx),
         Kind::Person => person::find(text, i),
         Kind::Organisation => organisation::find(text, i, ctx),
+        Kind::Role => role::find(text, i, ctx),
         Kind::Degree => degree::find(text, i, ctx),
         Kind::Location => location::find(text, i, ctx),
         Kind::Email => email::find(text, i),
