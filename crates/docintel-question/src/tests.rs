@@ -832,3 +832,18 @@ fn a_ratio_of_two_figures_is_asked_as_two_parts_and_their_quotient() {
     let parsed = parse("What is the maximum amount payable to the insured?");
     assert!(parsed.generation.computed.is_none() && parsed.generation.parts.is_empty());
 }
+
+#[test]
+fn a_pair_of_singular_noun_phrases_is_one_value_per_part() {
+    for question in [
+        "What are the customer number and the contract number on this invoice?",
+        "Wie lauten die Kundennummer und die Vertragsnummer auf dieser Rechnung?",
+        "Wat zijn het klantnummer en het ordernummer op deze factuur?",
+    ] {
+        let parsed = parse(question);
+        assert_eq!(parsed.answer_shape, AnswerShape::Single, "{question}: {:?}", parsed.parsing_notes);
+        assert_eq!(parsed.generation.parts.len(), 2, "{question}");
+    }
+    // Plural heads stay a list.
+    assert_eq!(parse("What are the exclusions and the limits?").answer_shape, AnswerShape::Listing);
+}

@@ -74,6 +74,50 @@ pub fn find_people(line: &str) -> Vec<NameToken> {
     {
         out.push(name);
     }
+    for name in signed_names(line) {
+        out.retain(|t| !(t.start < name.end && name.start < t.end));
+        out.push(name);
+    }
+    out.sort_by_key(|t| t.start);
+    out
+}
+
+/// A conformed signature ("By: /s/ JAMES R. LUSSIOR") or the name label of
+/// a signature block ("NAME: S.K. Vereschagin"), then the name.
+static SIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?:/[sS]/|\b(?i:name|signed\s+by|signatory)\s*:)[ \t]*").expect("signature pattern")
+});
+
+/// The names a signature block gives: after `/s/` or a name label, two to
+/// five capitalised words or initials, up to the row's next label ("BY:",
+/// "TITLE:"). Whatever their shape ("S.K. Vereschagin"), they name the
+/// person who signed.
+fn signed_names(line: &str) -> Vec<NameToken> {
+    let mut out = Vec::new();
+    for m in SIGNED.find_iter(line) {
+        let rest = &line[m.end()..];
+        let mut end = 0;
+        let mut count = 0;
+        for word in rest.split(' ') {
+            let capitalised = word.chars().next().is_some_and(char::is_uppercase);
+            if word.is_empty() || !capitalised || word.ends_with(':') || count == 5 {
+                break;
+            }
+            let offset = word.as_ptr() as usize - rest.as_ptr() as usize;
+            end = offset + word.trim_end_matches(',').len();
+            count += 1;
+            if word.ends_with(',') {
+                break;
+            }
+        }
+        let value = &rest[..end];
+        let worded =
+            value.split_whitespace().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !w.ends_with('.'));
+        if count >= 2 && worded {
+            let start = m.end();
+            out.push(NameToken { value: value.to_owned(), start, end: start + end, fit: 1.0 });
+        }
+    }
     out
 }
 

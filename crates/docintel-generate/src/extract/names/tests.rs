@@ -35,6 +35,21 @@ fn people() {
 }
 
 #[test]
+fn a_signature_block_names_its_signer() {
+    let people = |line: &str| values(find_people(line));
+    assert_eq!(people("By: /s/ JAMES R. LUSSIOR"), [("JAMES R. LUSSIOR".to_owned(), 1.0)]);
+    // Two blocks side by side; initials open a name after its label.
+    assert_eq!(
+        people("NAME: S.K. Vereschagin NAME: Jeff Yelton"),
+        [("S.K. Vereschagin".to_owned(), 1.0), ("Jeff Yelton".to_owned(), 1.0)]
+    );
+    assert_eq!(people("BY: /s/ S.K. Vereschagin BY: /s/ Jeffry E. Yelton")[0], ("S.K. Vereschagin".to_owned(), 1.0));
+    // A label's value in lower case or a lone word is no signer.
+    assert!(people("Name: to be agreed").is_empty());
+    assert!(!people("Name: Santa").iter().any(|(_, fit)| *fit == 1.0));
+}
+
+#[test]
 fn organisations() {
     assert_eq!(
         values(find_organisations("University of La Verne, La Verne, CA"))[0],
