@@ -347,15 +347,15 @@ const HONORIFICS: &[&str] = &["mr", "ms", "mrs", "dr", "prof", "sir", "mme", "m"
 
 /// A word of a line with its byte range.
 #[derive(Debug, Clone, Copy)]
-struct Word<'a> {
-    text: &'a str,
-    start: usize,
-    end: usize,
+pub(crate) struct Word<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 /// Words: runs of letters and digits with inner `.`, `-`, `'`, `’`, `&`; a
 /// trailing `.` is kept for initials and abbreviations (`G.`, `Inc.`).
-fn words(line: &str) -> Vec<Word<'_>> {
+pub(crate) fn words(line: &str) -> Vec<Word<'_>> {
     let mut out = Vec::new();
     let chars: Vec<(usize, char)> = line.char_indices().collect();
     let mut i = 0;

@@ -91,8 +91,9 @@ static OTHER_LABEL: LazyLock<Regex> = LazyLock::new(|| {
 /// one capitalised word may close it at the end of the row ("Director,
 /// Finance").
 fn phrases(text: &str) -> Vec<(usize, usize)> {
-    let words: Vec<(usize, usize)> = word_spans(text);
-    let lower: Vec<String> = words.iter().map(|&(s, e)| text[s..e].to_lowercase()).collect();
+    let words: Vec<(usize, usize)> = crate::extract::names::words(text).iter().map(|w| (w.start, w.end)).collect();
+    // Without an abbreviation's or a sentence's final stop ("President.").
+    let lower: Vec<String> = words.iter().map(|&(s, e)| text[s..e].trim_end_matches('.').to_lowercase()).collect();
     let capitalised = |k: usize| text[words[k].0..].chars().next().is_some_and(char::is_uppercase);
     let is_role = |k: usize| ROLE_NOUNS.contains(&lower[k].as_str());
     let opens = |k: usize| capitalised(k) && (is_role(k) || ROLE_QUALIFIERS.contains(&lower[k].as_str()));
@@ -119,36 +120,16 @@ fn phrases(text: &str) -> Vec<(usize, usize)> {
             j += 1;
         }
         if (first..=last).any(is_role) {
-            let mut end = words[last].1;
+            // A sentence's final stop is not the role's.
+            let end_of = |k: usize| words[k].0 + text[words[k].0..words[k].1].trim_end_matches('.').len();
+            let mut end = end_of(last);
             // "Director, Finance" closing the row.
             if last + 2 == words.len() && text[end..words[last + 1].0].trim() == "," && capitalised(last + 1) {
-                end = words[last + 1].1;
+                end = end_of(last + 1);
             }
             out.push((words[first].0, end));
         }
         k = last + 1;
-    }
-    out
-}
-
-/// Byte ranges of the row's words (letters, digits, hyphens and
-/// apostrophes inside a word).
-fn word_spans(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start: Option<usize> = None;
-    for (at, c) in text.char_indices() {
-        let inner = c.is_alphanumeric() || (start.is_some() && matches!(c, '-' | '\'' | '’' | '&'));
-        match (inner || c == '&', start) {
-            (true, None) => start = Some(at),
-            (false, Some(s)) => {
-                out.push((s, at));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
     }
     out
 }
@@ -190,5 +171,9 @@ mod tests {
         // lower case in running text is none either.
         assert!(roles("Driven Deliveries, Inc.").is_empty());
         assert!(roles("the president of the board shall sign").is_empty());
+        assert_eq!(
+            roles("He was appointed Chief Operating Officer."),
+            [("Chief Operating Officer".to_owned(), PHRASE_FIT)]
+        );
     }
 }
