@@ -585,15 +585,14 @@ impl RuleParser {
     }
 }
 
-/// Whether the last word of a noun phrase is a plural in -s or -x ("limits",
-/// "montants", "prix" reads as one too); not words whose final s is no plural
-/// mark (address, status, basis).
+/// Whether the last word of a noun phrase is a plural in -s (see
+/// [`classify::plural_in_s`]) or in -x ("montants", "limits"; "prix" reads as
+/// one too).
 fn plural_head(phrase: &str) -> bool {
-    phrase.split_whitespace().last().is_some_and(|w| {
-        w.chars().count() > 3
-            && (w.ends_with('s') || w.ends_with('x'))
-            && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
-    })
+    phrase
+        .split_whitespace()
+        .last()
+        .is_some_and(|w| classify::plural_in_s(w) || (w.chars().count() > 3 && w.ends_with('x')))
 }
 
 /// At most this many document parts per question.

@@ -231,6 +231,12 @@ impl ClassifyRules {
     }
 }
 
+/// Whether `word` reads as a plural in -s: longer than three letters, and
+/// not a word whose final s is no plural mark (address, status, basis).
+pub(crate) fn plural_in_s(word: &str) -> bool {
+    word.chars().count() > 3 && word.ends_with('s') && !["ss", "us", "is"].iter().any(|end| word.ends_with(end))
+}
+
 /// Whether a question word determines a plural noun: "Which reportable
 /// segments does Nike use?", "On page 17, which e-mail addresses are
 /// given?", "Which benefits apply?", "Which five vendors...", "Quels modes de
@@ -271,12 +277,7 @@ fn asks_plural(text: &str) -> bool {
         "the", "a", "an", "this", "that", "these", "those", "to", "of", "in", "on", "at", "for", "from", "with", "by",
         "when", "if", "whether", "and", "or", "up", "out",
     ];
-    let plural = |w: &str| {
-        w.chars().count() > 3
-            && w.ends_with('s')
-            && !["ss", "us", "is"].iter().any(|end| w.ends_with(end))
-            && w.chars().all(char::is_alphabetic)
-    };
+    let plural = |w: &str| plural_in_s(w) && w.chars().all(char::is_alphabetic);
     for (offset, word) in words.iter().enumerate().skip(at + 1).take(4) {
         if !word.chars().all(|c| c.is_alphabetic() || c == '-') || LEAD.contains(&word.as_str()) {
             return false;

@@ -96,15 +96,14 @@ fn signed_names(line: &str) -> Vec<NameToken> {
     let mut out = Vec::new();
     for m in SIGNED.find_iter(line) {
         let rest = &line[m.end()..];
-        let mut end = 0;
-        let mut count = 0;
+        let (mut end, mut count, mut offset) = (0, 0, 0);
         for word in rest.split(' ') {
             let capitalised = word.chars().next().is_some_and(char::is_uppercase);
             if word.is_empty() || !capitalised || word.ends_with(':') || count == 5 {
                 break;
             }
-            let offset = word.as_ptr() as usize - rest.as_ptr() as usize;
             end = offset + word.trim_end_matches(',').len();
+            offset += word.len() + 1;
             count += 1;
             if word.ends_with(',') {
                 break;

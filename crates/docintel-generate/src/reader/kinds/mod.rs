@@ -189,8 +189,14 @@ impl Kind {
             Kind::Location => &[Kind::Organisation],
             Kind::Identifier => &[Kind::Phone, Kind::Iban],
             Kind::Count | Kind::Number | Kind::Duration | Kind::Date | Kind::Text => &[],
-            Kind::Email | Kind::Url | Kind::Phone | Kind::Iban | Kind::Title | Kind::Boolean | Kind::Degree => &[],
-            Kind::Role => &[],
+            Kind::Email
+            | Kind::Url
+            | Kind::Phone
+            | Kind::Iban
+            | Kind::Title
+            | Kind::Boolean
+            | Kind::Degree
+            | Kind::Role => &[],
         }
     }
 
