@@ -94,6 +94,14 @@ static ORG_WORDS: LazyLock<(HashSet<String>, HashSet<String>)> = LazyLock::new(|
     (suffixes, prefixes)
 });
 
+/// Whether a folded word is one an organisation's name ends or begins with
+/// (`university`, `exchange`, `bank`, `llp`): the word that says a name is
+/// an institution, unlike a heading's words (`accounting`, `firm`).
+pub(crate) fn institution_word(word: &str) -> bool {
+    let (suffixes, prefixes) = &*ORG_WORDS;
+    suffixes.contains(word) || prefixes.contains(word)
+}
+
 /// Capitalised words that do not start or continue a person's name.
 const NOT_PERSON: &[&str] = &[
     "the",
