@@ -25,6 +25,10 @@ use docintel_schema::{BBox, Line};
 /// How far below a label its value may sit, in line heights.
 pub(crate) const MAX_GAP_LINES: f32 = 3.0;
 
+/// The least vertical overlap, in the smaller line height, of a one-line
+/// cell with the lines of a taller cell on its table row.
+const CELL_OVERLAP: f32 = 0.2;
+
 /// Whether a box carries layout (non-zero area).
 pub(crate) fn has_box(b: &BBox) -> bool {
     b.x1 > b.x0 && b.y1 > b.y0
@@ -117,11 +121,27 @@ impl<'d> PageLayout<'d> {
     /// The other lines on `line`'s visual row, left to right: the cells of
     /// its table row.
     pub(crate) fn row_mates(&self, line: &Line) -> Vec<&'d Line> {
+        self.mates(line, same_row)
+    }
+
+    /// The row mates of a one-line cell set beside a taller cell: the lines
+    /// of other columns whose height it overlaps at all. A name printed
+    /// against the middle of a three-line description ("Kevin G.
+    /// McAllister | 55 | Executive Vice President, … / since November
+    /// 2016. …") sits between two of its lines, on the row of neither.
+    pub(crate) fn cell_mates(&self, line: &Line) -> Vec<&'d Line> {
+        self.mates(line, |a, b| {
+            let overlap = a.y1.min(b.y1) - a.y0.max(b.y0);
+            overlap >= CELL_OVERLAP * height(a).min(height(b)) && !same_column(a, b)
+        })
+    }
+
+    fn mates(&self, line: &Line, mate: impl Fn(&BBox, &BBox) -> bool) -> Vec<&'d Line> {
         if !has_box(&line.bbox) {
             return Vec::new();
         }
         let mut mates: Vec<&'d Line> =
-            self.lines.iter().copied().filter(|k| k.line_id != line.line_id && same_row(&k.bbox, &line.bbox)).collect();
+            self.lines.iter().copied().filter(|k| k.line_id != line.line_id && mate(&k.bbox, &line.bbox)).collect();
         mates.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
         mates
     }
@@ -218,6 +238,38 @@ mod tests {
         assert_eq!(above(7), Some((4, true)));
         assert_eq!(above(8), None, "more than three line heights away");
         assert_eq!(layout.value_of_label(&lines[0]).map(|l| l.line_id), Some(3));
+    }
+
+    #[test]
+    fn a_one_line_cell_meets_the_lines_of_the_taller_cell_beside_it() {
+        // BOEING_2018_10K p.123: the name faces the middle of its description.
+        let lines = vec![
+            line(
+                1,
+                "Executive Vice President, President and Chief Executive Officer, Boeing Commercial Airplanes",
+                209.25,
+                560.52,
+                591.38,
+                569.3,
+            ),
+            line(2, "Kevin G. McAllister", 18.9, 555.12, 93.01, 563.89),
+            line(3, "55", 180.08, 555.12, 189.83, 563.89),
+            line(
+                4,
+                "since November 2016. Mr. McAllister served as President and Chief Executive Officer of GE",
+                209.25,
+                549.72,
+                591.8,
+                558.5,
+            ),
+            line(5, "Marketing of GE Aviation from June 2008 to January 2014.", 209.25, 528.12, 437.51, 536.9),
+            line(6, "Dennis A. Muilenburg", 18.9, 509.22, 102.61, 518.0),
+        ];
+        let layout = PageLayout::new(&lines, 1);
+        let ids = |mates: Vec<&Line>| mates.iter().map(|l| l.line_id).collect::<Vec<_>>();
+        assert_eq!(ids(layout.row_mates(&lines[1])), [3]);
+        assert_eq!(ids(layout.cell_mates(&lines[1])), [3, 1, 4]);
+        assert_eq!(ids(layout.cell_mates(&lines[5])), Vec::<u32>::new());
     }
 
     #[test]

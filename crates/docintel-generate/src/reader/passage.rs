@@ -66,6 +66,13 @@ pub(super) struct RowFacts {
     pub(super) pairs: Vec<(usize, usize)>,
 }
 
+/// A person's name read from a label's value (`Name: Rahul`, see
+/// [`crate::extract::names::find_people`]): names below it were read from
+/// capitalised words alone.
+const LABELLED_NAME_FIT: f64 = 0.6;
+/// Capitalised words of which the document writes one in lower case.
+const COMMON_WORDS_NAME_FIT: f64 = 0.3;
+
 impl PassageReader<'_> {
     pub(super) fn candidates(&self, rank: usize, passage: &Passage) -> Vec<Candidate> {
         let asked = self.asked;
@@ -153,6 +160,17 @@ impl PassageReader<'_> {
                 found.extend(kinds::find(other, &rows, i, &other_ctx).into_iter().filter(|f| {
                     !taken.iter().any(|&(row, start, end)| row == f.row && f.start < end && start < f.end)
                 }));
+            }
+            // Capitalised words read as a person by their shape alone: the
+            // document tells a heading from a name when it writes one of
+            // the words in lower case elsewhere ("Health Care", "Amendment
+            // Effective"). The converse proves little: a short document
+            // never writes "hotel" in lower case either.
+            for f in found.iter_mut().filter(|f| f.kind == Kind::Person && f.fit < LABELLED_NAME_FIT) {
+                let words = words_of(&f.text);
+                if words.iter().any(|w| w.norm.chars().count() > 1 && self.stats.written_lowercase(&w.norm)) {
+                    f.fit = f.fit.min(COMMON_WORDS_NAME_FIT);
+                }
             }
             // Order and count within each kind: a value's place among the
             // values of its kind on its row.
@@ -249,8 +267,10 @@ impl PassageReader<'_> {
             }
         }
         // The other cells of its table row (same visual row, by layout):
-        // evidence, not cited.
-        for mate in layout.row_mates(row) {
+        // evidence, not cited. A value that is its whole line is a cell:
+        // the lines of a taller cell beside it are its row's too.
+        let mates = if found_covers_row(row, found) { layout.cell_mates(row) } else { layout.row_mates(row) };
+        for mate in mates {
             if out.iter().any(|l| l.cite == Some(mate.line_id)) {
                 continue;
             }

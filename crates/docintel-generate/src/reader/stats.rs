@@ -1,8 +1,10 @@
 //! What the reader needs from the whole document, computed once per
 //! document and kept for every question asked of it: each page's words (for
 //! how rare a question term is, and whether a constraint is printed at all)
-//! and the running headers and footers (the same short line on several
-//! pages, never an answer).
+//! and the running headers and footers (the same short line at the top or
+//! foot of several pages, never an answer), and the words it writes in
+//! lower case (a capitalised word it also writes so is a common word, not a
+//! name).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -13,6 +15,10 @@ use super::evidence::words_of;
 
 /// A line repeated on at least this many pages is a running header/footer.
 const RUNNING_MIN_PAGES: usize = 3;
+/// A running header or footer is among this many lines at the top or the
+/// foot of its page (a name repeated in a signature block and an officers'
+/// table is none).
+const RUNNING_EDGE_LINES: usize = 3;
 /// A running header or footer is at most this many characters.
 const RUNNING_MAX_CHARS: usize = 160;
 /// Documents kept in the cache (the most recent ones).
@@ -33,6 +39,8 @@ pub(crate) struct DocStats {
     page_text: Vec<(u32, String)>,
     /// Folded texts of the running lines.
     running: HashSet<String>,
+    /// Words written in lower case somewhere in the document.
+    lowercase: HashSet<String>,
     /// The printed page numbers: (page, text) of a page's first or last
     /// line that is only its number (see [`page_numbers`]).
     page_numbers: HashSet<(u32, String)>,
@@ -49,6 +57,12 @@ impl DocStats {
         let mut pages_of: HashMap<String, BTreeSet<u32>> = HashMap::new();
         let mut page_text: Vec<(u32, String)> = Vec::new();
         let mut line_pages: HashMap<String, BTreeSet<u32>> = HashMap::new();
+        let mut lowercase: HashSet<String> = HashSet::new();
+        let mut lines_on: HashMap<u32, u32> = HashMap::new();
+        for line in &document.lines {
+            let n = lines_on.entry(line.page).or_default();
+            *n = (*n).max(line.line_in_page);
+        }
         for line in &document.lines {
             let words = words_of(&line.text);
             if page_text.last().is_none_or(|(p, _)| *p != line.page) {
@@ -59,12 +73,19 @@ impl DocStats {
                 text.push_str(&w.norm);
                 text.push(' ');
                 pages_of.entry(w.norm.clone()).or_default().insert(line.page);
+                let raw = &line.text[w.start..w.end];
+                if raw.chars().all(|c| !c.is_alphabetic() || c.is_lowercase()) && raw.chars().any(char::is_alphabetic) {
+                    lowercase.insert(w.norm.clone());
+                }
             }
+            let last = lines_on.get(&line.page).copied().unwrap_or(0);
+            let at_edge = line.line_in_page as usize <= RUNNING_EDGE_LINES
+                || ((last - line.line_in_page.min(last)) as usize) < RUNNING_EDGE_LINES;
             let trimmed = line.text.trim();
             // A figure repeated on several pages (a statement total quoted
             // again in a summary) is no running line: those carry words.
             let wordy = words.iter().any(|w| w.norm.chars().any(char::is_alphabetic));
-            if trimmed.chars().count() >= 4 && trimmed.chars().count() <= RUNNING_MAX_CHARS && wordy {
+            if at_edge && trimmed.chars().count() >= 4 && trimmed.chars().count() <= RUNNING_MAX_CHARS && wordy {
                 let key: Vec<&str> = words.iter().map(|w| w.norm.as_str()).collect();
                 line_pages.entry(key.join(" ")).or_default().insert(line.page);
             }
@@ -78,7 +99,7 @@ impl DocStats {
                 words.windows(2).filter(|w| HONORIFICS.contains(&w[0])).map(|w| w[1].to_owned()).collect::<Vec<_>>()
             })
             .collect();
-        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, page_numbers, titled }
+        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, lowercase, page_numbers, titled }
     }
 
     /// The document's facts, from the cache when it was seen before.
@@ -146,6 +167,12 @@ impl DocStats {
     /// surname ("Mr. Schlesinger").
     pub(crate) fn called_by_title(&self, surname: &str) -> bool {
         self.titled.contains(surname)
+    }
+
+    /// Whether the document writes a (folded) word in lower case somewhere:
+    /// a common word ("Health Care" in a heading), not only a name.
+    pub(crate) fn written_lowercase(&self, word: &str) -> bool {
+        self.lowercase.contains(word)
     }
 
     /// Whether a line (its folded words) is a running header or footer.
@@ -238,8 +265,32 @@ fn page_numbers(document: &ParsedDocument) -> HashSet<(u32, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::page_numbers;
+    use super::{DocStats, page_numbers};
     use crate::test_support::doc;
+
+    #[test]
+    fn a_running_line_sits_at_the_page_edge_and_common_words_are_written_in_lower_case() {
+        // A header on every page; a name in the middle of three pages (an
+        // officers' table, then two signature pages).
+        let mut rows: Vec<(&str, u32)> = Vec::new();
+        for page in 1..=3 {
+            rows.extend([
+                ("ACME Corp Annual Report", page),
+                ("the health care segment grew", page),
+                ("Executive officers", page),
+                ("Monish Patolawala", page),
+                ("Chief Financial Officer, Health Care", page),
+                ("filler", page),
+                ("more filler", page),
+                ("end", page),
+            ]);
+        }
+        let stats = DocStats::new(&doc(&rows));
+        assert!(stats.is_running("acme corp annual report"));
+        assert!(!stats.is_running("monish patolawala"), "in the middle of its pages");
+        assert!(stats.written_lowercase("health") && stats.written_lowercase("care"));
+        assert!(!stats.written_lowercase("monish") && !stats.written_lowercase("patolawala"));
+    }
 
     #[test]
     fn printed_page_numbers_share_one_offset() {
