@@ -215,39 +215,48 @@ impl PassageReader<'_> {
         } else {
             f64::from(value_words.iter().any(|w| asked.focus.iter().any(|f| word_matches(&w.norm, f))))
         };
-        let mut focus_d = f64::INFINITY;
+        // Each focus word's nearest occurrence around the value; the
+        // feature is their mean nearness, so that one generic word of the
+        // focus ("period" of "free look period") weighs a third of it.
+        let mut focus_d = vec![f64::INFINITY; asked.focus.len()];
+        let mut near_focus = |w: &Word, d: f64| {
+            for (k, f) in asked.focus.iter().enumerate() {
+                if word_matches(&w.norm, f) {
+                    focus_d[k] = focus_d[k].min(d);
+                }
+            }
+        };
         if !asked.focus.is_empty() {
-            let is_focus = |w: &Word| asked.focus.iter().any(|f| word_matches(&w.norm, f));
             for (k, w) in own.words.iter().enumerate() {
-                if is_focus(w) && !inside(k) {
-                    focus_d = focus_d.min(distance(k));
+                if !inside(k) {
+                    near_focus(w, distance(k));
                 }
             }
             if has_prev {
                 let plen = facts[i - 1].words.len();
                 for (k, w) in facts[i - 1].words.iter().enumerate() {
-                    if is_focus(w) {
-                        focus_d = focus_d.min((plen - k) as f64 + first as f64 + 2.0);
-                    }
+                    near_focus(w, (plen - k) as f64 + first as f64 + 2.0);
                 }
             }
             if has_next {
                 for (k, w) in facts[next_index].words.iter().enumerate() {
-                    if is_focus(w) {
-                        focus_d = focus_d.min(len.saturating_sub(last) as f64 + k as f64 + 2.0);
-                    }
+                    near_focus(w, len.saturating_sub(last) as f64 + k as f64 + 2.0);
                 }
             }
             for label in &labels {
-                if label.words.iter().any(is_focus) {
-                    focus_d = focus_d.min(label.distance);
+                for w in &label.words {
+                    near_focus(w, label.distance);
                 }
             }
-            if focus_in_value > 0.0 && found.kind.is_named() {
-                focus_d = 0.0;
-            }
         }
-        let focus_near = if focus_d.is_finite() { (-focus_d / 3.0).exp() } else { 0.0 };
+        let focus_near = if focus_in_value > 0.0 && found.kind.is_named() {
+            1.0
+        } else if focus_d.is_empty() {
+            0.0
+        } else {
+            focus_d.iter().map(|d| if d.is_finite() { (-d / 3.0).exp() } else { 0.0 }).sum::<f64>()
+                / focus_d.len() as f64
+        };
         // A term the document defines right after the value: `Equifax Inc.
         // ("Equifax")`, `TruckThat LLC (the "Consultant")`: how a contract
         // names its parties.
@@ -281,7 +290,17 @@ impl PassageReader<'_> {
         };
         let mut phrase_d = phrase_at(&own.words)
             .into_iter()
-            .map(|at| if at < first { (first - at) as f64 } else { at.saturating_sub(last) as f64 + 1.0 })
+            .map(|at| {
+                // From the phrase's last word when it comes before the value.
+                let end = at + asked.focus.len();
+                if end <= first {
+                    (first - end + 1) as f64
+                } else if at < first {
+                    0.0
+                } else {
+                    at.saturating_sub(last) as f64 + 1.0
+                }
+            })
             .fold(f64::INFINITY, f64::min);
         if phrase_d.is_infinite() {
             // A label says it as directly as the row would (the row label

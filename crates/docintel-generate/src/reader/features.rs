@@ -11,8 +11,8 @@
 //! | `cov_window` | share of the term weight on the row, the rows around it, its labels and column header |
 //! | `cov_passage` | share of the term weight in the whole passage |
 //! | `cov_section` | share of the term weight in the heading of the value's section (the TOC entry over its page, the passage's heading line) |
-//! | `focus_near` | nearness of the question's focus words ("attention heads", "rate") to the value (`exp(-d/3)`) |
-//! | `focus_phrase` | nearness of the whole focus phrase, its words in a row ("chief executive officer"), to the value |
+//! | `focus_near` | mean nearness of the question's focus words ("attention heads", "rate") to the value (`exp(-d/3)` per word at its nearest, 0 for a word not around it) |
+//! | `focus_phrase` | nearness of the whole focus phrase, its words in a row ("chief executive officer"), to the value (counted from the phrase's last word when it comes first) |
 //! | `focus_after` | share of the focus words among the six words after the value on its row (what a number counts: "8 parallel attention layers, or heads") |
 //! | `defined` | a term the document defines follows the value: `Equifax Inc. ("Equifax")`, `TruckThat LLC (the "Consultant")` |
 //! | `focus_in_value` | the value itself holds a focus word ("University of ...") |
