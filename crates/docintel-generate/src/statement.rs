@@ -96,25 +96,36 @@ fn centre_x(line: &Line) -> f32 {
     (line.bbox.x0 + line.bbox.x1) / 2.0
 }
 
-/// The grid of a page's pieces, when the page is a statement: enough rows
-/// with figures, and a visual row of at least two distinct years alone on
-/// their pieces.
-pub(crate) fn grid(page: &[Line]) -> Option<Grid> {
+/// The grids of a page's pieces, when the page is a statement (enough rows
+/// with figures): one per visual row of at least two distinct years alone
+/// on their pieces, in reading order. A page may print two tables with
+/// their columns in different places (share repurchases, then dividends
+/// per share).
+pub(crate) fn grids(page: &[Line]) -> Vec<Grid> {
     if page.iter().filter(|l| FIGURE.is_match(&l.text)).count() < MIN_FIGURE_ROWS {
-        return None;
+        return Vec::new();
     }
     let years: Vec<(&Line, u32)> = page.iter().filter_map(|l| column_year(&l.text).map(|y| (l, y))).collect();
-    // The first visual row (reading order) holding two distinct years.
-    years.iter().find_map(|(first, _)| {
+    let mut out: Vec<Grid> = Vec::new();
+    for (first, _) in &years {
         let mut columns: Vec<(u32, f32)> =
             years.iter().filter(|(l, _)| same_row(&l.bbox, &first.bbox)).map(|(l, y)| (*y, centre_x(l))).collect();
         columns.sort_by(|a, b| a.1.total_cmp(&b.1));
         let mut distinct: Vec<u32> = columns.iter().map(|c| c.0).collect();
         distinct.sort_unstable();
         distinct.dedup();
-        (distinct.len() >= 2 && distinct.len() == columns.len())
-            .then(|| Grid { columns, header_top: first.bbox.y1.max(first.bbox.y0) })
-    })
+        let grid = Grid { columns, header_top: first.bbox.y1.max(first.bbox.y0) };
+        if distinct.len() >= 2 && distinct.len() == grid.columns.len() && !out.contains(&grid) {
+            out.push(grid);
+        }
+    }
+    out
+}
+
+/// The grid whose header row is nearest above `line`.
+pub(crate) fn grid_over<'g>(grids: &'g [Grid], line: &Line) -> Option<&'g Grid> {
+    let top = line.bbox.y1.max(line.bbox.y0);
+    grids.iter().filter(|g| top < g.header_top).min_by(|a, b| a.header_top.total_cmp(&b.header_top))
 }
 
 impl Grid {
@@ -215,7 +226,7 @@ mod tests {
     #[test]
     fn cells_find_their_year_and_their_row_label() {
         let lines = statement();
-        let grid = grid(&lines).expect("a statement page");
+        let grid = grids(&lines).into_iter().next().expect("a statement page");
         assert_eq!(grid.columns.iter().map(|c| c.0).collect::<Vec<_>>(), [2018, 2017, 2016]);
         assert_eq!(grid.year_at(&lines[6], centre_x(&lines[6])), Some(2018));
         assert_eq!(grid.year_at(&lines[7], centre_x(&lines[7])), Some(2017));
@@ -226,7 +237,27 @@ mod tests {
         assert_eq!(grid.wanted(Some(2001)), 2018);
         assert_eq!(grid.wanted(None), 2018);
         // Too few figure rows: not a statement.
-        assert_eq!(super::grid(&lines[..12]), None);
+        assert_eq!(super::grids(&lines[..12]), Vec::new());
+    }
+
+    #[test]
+    fn a_cell_reads_the_header_row_nearest_above_it() {
+        // A second table lower on the page, its year columns further left.
+        let mut lines = statement();
+        lines.push(piece(100, "2017", 370.0, 16));
+        lines.push(piece(101, "2016", 430.0, 16));
+        lines.push(piece(102, "Special cash dividends per share", 50.0, 17));
+        lines.push(piece(103, "0.45", 375.0, 17));
+        lines.push(piece(104, "0.51", 435.0, 17));
+        let grids = grids(&lines);
+        assert_eq!(grids.len(), 2);
+        let first = &lines[6];
+        assert_eq!(grid_over(&grids, first).map(|g| g.columns[0].0), Some(2018));
+        let (a, b) = (&lines[lines.len() - 2], &lines[lines.len() - 1]);
+        let below = grid_over(&grids, a).expect("the second header");
+        assert_eq!(below.year_at(a, centre_x(a)), Some(2017));
+        assert_eq!(below.year_at(b, centre_x(b)), Some(2016));
+        assert!(grid_over(&grids, &lines[2]).is_none(), "the first header row has no header above it");
     }
 
     #[test]
@@ -250,7 +281,7 @@ mod tests {
         lines[2].text = "January 28, 2023".to_owned();
         lines[3].text = "January 29, 2022".to_owned();
         lines[4].text = "January 30, 2021".to_owned();
-        let grid = grid(&lines).expect("a statement page");
+        let grid = grids(&lines).into_iter().next().expect("a statement page");
         assert_eq!(grid.columns.iter().map(|c| c.0).collect::<Vec<_>>(), [2023, 2022, 2021]);
     }
 
@@ -258,7 +289,7 @@ mod tests {
     fn a_label_and_its_figures_on_one_line() {
         let lines = statement();
         let layout = PageLayout::new(&lines, 1);
-        let grid = grid(&lines).unwrap();
+        let grid = grids(&lines).into_iter().next().unwrap();
         // "Total assets 1,000" kept as one line (label and first figure
         // close), the other columns apart: figures count from the left.
         let row = piece(99, "Total assets 1,000 2,000", 50.0, 20);

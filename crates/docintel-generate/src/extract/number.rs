@@ -295,6 +295,23 @@ pub fn is_leading_label(line: &str, start: usize, end: usize) -> bool {
     opens && spaced && !line[start..end].contains(['%', '$', '€', '£'])
 }
 
+/// Whether the number at `start..end` is a footnote mark: one digit in
+/// parentheses right after a word (`Special cash dividends per share (1)`),
+/// not a negative figure (`(159)`, `$ (1)`), which follows a figure, a
+/// currency or the row's start.
+pub fn is_footnote_mark(line: &str, start: usize, end: usize) -> bool {
+    let token = &line[start..end];
+    let digits = token.trim_matches(['(', ')']).trim();
+    if digits.len() != 1 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let open = token.starts_with('(') || line[..start].trim_end().ends_with('(');
+    let close = token.ends_with(')') || line[end..].trim_start().starts_with(')');
+    let before = line[..start].trim_end();
+    let before = before.strip_suffix('(').unwrap_or(before).trim_end();
+    open && close && before.chars().next_back().is_some_and(char::is_alphabetic)
+}
+
 impl NumberToken {
     /// Whether this number opens `line` as its clause or item number
     /// ([`is_leading_label`]). A whole number with a time unit written in
@@ -483,6 +500,18 @@ mod tests {
         let value = "5% on the base premium";
         let t = &find_numbers(value)[0];
         assert!(!is_leading_label(value, t.start, t.end));
+        // A footnote mark after a row label; a negative figure after another.
+        let row = "Special cash dividends per share (1) 0.45 0.51";
+        let at = row.find("(1)").expect("mark");
+        assert!(is_footnote_mark(row, at, at + 3));
+        assert!(is_footnote_mark(row, at + 1, at + 2), "the digit alone, its parentheses around it");
+        let negative = "Other income 12 (1) 4";
+        let at = negative.find("(1)").expect("figure");
+        assert!(!is_footnote_mark(negative, at, at + 3));
+        let money = "Net change $ (1)";
+        let at = money.find("(1)").expect("figure");
+        assert!(!is_footnote_mark(money, at, at + 3));
+        assert!(!is_footnote_mark("Interest expense (159)", 17, 22));
         let t = &find_numbers("the learning rate as 1e-4.")[0];
         assert!((t.value - 1e-4).abs() < 1e-12, "{t:?}");
         assert_eq!(find_numbers("rounds of 2.5E+3 steps")[0].value, 2500.0);

@@ -44,7 +44,7 @@ impl PassageReader<'_> {
         found: Found,
         layout: &PageLayout<'_>,
         tables: &Tables<'_>,
-        grid: &Option<statement::Grid>,
+        grids: &[statement::Grid],
         page_head: &[String],
     ) -> Option<Candidate> {
         let asked = self.asked;
@@ -344,12 +344,16 @@ impl PassageReader<'_> {
         let mut statement_year: Option<u32> = None;
         let mut statement_label_fit = 0.0;
         let mut statement_label: Option<String> = None;
-        let statement_feature = grid.as_ref().map_or(0.0, |grid| {
-            let first_figure = crate::extract::amount::find_amounts(&row.text).first().map_or(found.start, |t| t.start);
-            let index = crate::extract::amount::find_amounts(&row.text)
-                .iter()
-                .position(|t| t.start == found.start)
-                .unwrap_or(n);
+        let statement_feature = statement::grid_over(grids, row).map_or(0.0, |grid| {
+            // The row's figures, footnote marks left out ("Special cash
+            // dividends per share (1) 0.45 0.51"): the first is the first
+            // year column's.
+            let figures: Vec<_> = crate::extract::amount::find_amounts(&row.text)
+                .into_iter()
+                .filter(|t| !crate::extract::number::is_footnote_mark(&row.text, t.start, t.end))
+                .collect();
+            let first_figure = figures.first().map_or(found.start, |t| t.start);
+            let index = figures.iter().position(|t| t.start == found.start).unwrap_or(n);
             let year = if statement::own_label(row, first_figure).is_some() {
                 statement::year_by_order(grid, row, index)
             } else {

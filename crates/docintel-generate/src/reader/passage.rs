@@ -124,7 +124,7 @@ impl PassageReader<'_> {
             focus: asked.focus.clone(),
             mid_line: false,
         };
-        let grid = matches!(asked.kind, Kind::Amount | Kind::Number).then(|| statement::grid(page)).flatten();
+        let grids = if matches!(asked.kind, Kind::Amount | Kind::Number) { statement::grids(page) } else { Vec::new() };
         let lists = kinds::text::bullet_lists(&rows);
         let mut out = Vec::new();
         for i in 0..rows.len() {
@@ -183,7 +183,7 @@ impl PassageReader<'_> {
             for (f, (n, on_row)) in found.into_iter().zip(places) {
                 let i = f.row;
                 if let Some(mut c) =
-                    self.candidate(rank, passage, &rows, &facts, i, n, f, &layout, &tables, &grid, &page_head)
+                    self.candidate(rank, passage, &rows, &facts, i, n, f, &layout, &tables, &grids, &page_head)
                 {
                     c.features.cov_passage = cov_passage;
                     c.features.cov_section = cov_section;

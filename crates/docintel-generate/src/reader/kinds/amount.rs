@@ -222,6 +222,7 @@ pub(super) fn find(text: &str, row: usize, ctx: &FindContext) -> Vec<Found> {
         .filter(|t| {
             t.currency.is_some() || ctx.mid_line || !crate::extract::number::is_leading_label(text, t.start, t.end)
         })
+        .filter(|t| t.currency.is_some() || !crate::extract::number::is_footnote_mark(text, t.start, t.end))
         .map(|t| {
             let currency = t.currency.or(ctx.currency);
             let negative = t.value > 0.0

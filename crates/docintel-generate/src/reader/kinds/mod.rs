@@ -366,14 +366,15 @@ fn wraps_sentence(prev: &Line, next: &Line) -> bool {
     open && lowercase_after
 }
 
-/// The numbers of a row that are not part of a date nor the row's clause
-/// number.
+/// The numbers of a row that are not part of a date, the row's clause
+/// number nor a footnote mark.
 fn numbers(text: &str, ctx: &FindContext) -> Vec<crate::extract::number::NumberToken> {
     let dates = crate::extract::date::find_dates(text, ctx.order);
     crate::extract::number::find_numbers(text)
         .into_iter()
         .filter(|t| !dates.iter().any(|d| t.start < d.end && d.start < t.end))
         .filter(|t| ctx.mid_line || !t.opens_as_label(text))
+        .filter(|t| !crate::extract::number::is_footnote_mark(text, t.start, t.end))
         .filter(|t| !names_a_part(text, t.start))
         .collect()
 }
