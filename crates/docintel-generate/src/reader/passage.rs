@@ -11,6 +11,7 @@ use super::stats::DocStats;
 use super::{Asked, Candidate, answerable, page_lines};
 use crate::extract::amount;
 use crate::extract::date::DayMonthOrder;
+use crate::extract::names::LABELLED_NAME_FIT;
 use crate::layout::PageLayout;
 use crate::statement;
 use crate::table::Tables;
@@ -66,10 +67,6 @@ pub(super) struct RowFacts {
     pub(super) pairs: Vec<(usize, usize)>,
 }
 
-/// A person's name read from a label's value (`Name: Rahul`, see
-/// [`crate::extract::names::find_people`]): names below it were read from
-/// capitalised words alone.
-const LABELLED_NAME_FIT: f64 = 0.6;
 /// Capitalised words of which the document writes one in lower case.
 const COMMON_WORDS_NAME_FIT: f64 = 0.3;
 

@@ -22,6 +22,7 @@ mod places;
 mod tests;
 
 pub use organisations::find_organisations;
+pub(crate) use people::LABELLED_NAME_FIT;
 pub use people::find_people;
 pub use places::find_places;
 

@@ -120,6 +120,10 @@ fn signed_names(line: &str) -> Vec<NameToken> {
     out
 }
 
+/// The fit of a one-word name read from a label ([`labelled_name`]); the
+/// names fitting less were read from capitalised words alone.
+pub(crate) const LABELLED_NAME_FIT: f64 = 0.6;
+
 /// The one-word name a form writes after its label ("Guest Name: Sanjay",
 /// "Insured: Meera"): a label of at most four words, a colon, and a single
 /// name-shaped word closing the line. Two-word names need no label; a lone
@@ -135,5 +139,5 @@ fn labelled_name(line: &str) -> Option<NameToken> {
         return None;
     }
     let start = label.len() + 1 + (value.len() - value.trim_start().len());
-    Some(NameToken { value: value_trimmed.to_owned(), start, end: start + value_trimmed.len(), fit: 0.6 })
+    Some(NameToken { value: value_trimmed.to_owned(), start, end: start + value_trimmed.len(), fit: LABELLED_NAME_FIT })
 }
