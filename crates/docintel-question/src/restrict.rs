@@ -351,6 +351,19 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             i += if possessive(i) { 2 } else { 1 };
             continue;
         }
+        // A bound prefix and its word are one name ("Co-Host", which the
+        // reader reads as one word, `cohost`): "Host" alone is printed
+        // nowhere in a co-hosting agreement.
+        if let Some((prefix, rest)) = word.split_once('-')
+            && docintel_schema::text::is_bound_prefix(prefix)
+            && !rest.contains('-')
+            && rest.chars().next().is_some_and(char::is_alphabetic)
+            && rest.chars().count() > 1
+        {
+            push(word.to_owned(), &mut out);
+            i += if possessive(i) { 2 } else { 1 };
+            continue;
+        }
         // A hyphenated word stands alone: its capitalised parts
         // ("English-to-Japanese", "BTW-nummer").
         if word.contains('-') {
@@ -474,6 +487,9 @@ mod tests {
         check("In which city is the service provider, Amazon Web Services, Inc., located?", &["Amazon Web Services"]);
         check("Wat is het BTW-nummer van Coolblue?", &["BTW", "Coolblue"]);
         check("What are the related controls of AT-7?", &["AT-7"]);
+        // A bound prefix and its word are one name, as the reader reads them.
+        check("When are Co-Host's payments to NAI due?", &["Co-Host", "NAI"]);
+        check("Which plans does T-Mobile offer?", &["T-Mobile"]);
         check("How many C-130J aircraft were delivered?", &["C-130J"]);
         check("How many grams of coffee fit? Return me an integer.", &[]);
         check("What was the Q2 revenue in FY21 in Table E?", &["Table E"]);

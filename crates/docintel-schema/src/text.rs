@@ -85,6 +85,17 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
+/// Whether `word` is a prefix written joined to its word or hyphenated,
+/// never a word alone: a single letter ("e-mail", "x-ray"), "co", "pre",
+/// "sub" ("co-payment", "Co-Host", "pre-existing", "sub-limit"). The
+/// reader reads such a prefix and its word as one word over the hyphen
+/// (`email`, `cohost`), and the question brick keeps them one constraint.
+pub fn is_bound_prefix(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    (lower.chars().count() == 1 && lower.chars().all(char::is_alphabetic))
+        || matches!(lower.as_str(), "co" | "pre" | "sub")
+}
+
 /// British endings and their American spellings ("hospitalisation" /
 /// "hospitalization", "analyse" / "analyze"), longest first.
 const SPELLINGS: [(&str, &str); 12] = [

@@ -53,6 +53,10 @@ pub(crate) struct Constraint {
     /// "Edward A. Schlesinger"): its folded surname, which then names the
     /// person in the evidence too ("Mr. Schlesinger was appointed …").
     pub(crate) surname: Option<String>,
+    /// A spelled-out name the document writes as its acronym only
+    /// ("Annual General Meeting" where it prints "AGM"): that acronym,
+    /// folded, which then stands for the name in the evidence too.
+    pub(crate) acronym: Option<String>,
 }
 
 /// Whether a constraint names a table or figure by its number: "Table 3",
@@ -124,6 +128,15 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
             if pages.is_empty() && is_acronym(text) {
                 pages = stats.pages_spelling(&folded);
             }
+            // A spelled-out name the document writes as its acronym
+            // ("Annual General Meeting" for a report's "AGM").
+            let mut acronym = None;
+            if pages.is_empty()
+                && let Some(initials) = initials(text).filter(|i| stats.written_in_capitals(i))
+            {
+                pages = stats.pages_with(&initials);
+                acronym = Some(initials);
+            }
             let conjuncts = conjuncts(text);
             // "President and CEO" where the document writes "President and
             // Chief Executive Officer": each side is in it.
@@ -190,6 +203,7 @@ pub(crate) fn constraints(texts: &[String], document: &ParsedDocument, stats: &D
                 conjuncts,
                 caption_pages,
                 surname,
+                acronym,
             })
         })
         .collect()
@@ -265,6 +279,23 @@ fn labelled_code(text: &str) -> Option<&str> {
     (words.len() >= 2 && is_code).then_some(code)
 }
 
+/// Fewest words a spelled-out name needs before its initials are taken for
+/// an acronym: two-letter initials ("Plan B" → `pb`) collide with too many
+/// unrelated capitals.
+const ACRONYM_WORDS: usize = 3;
+
+/// The folded initials of a name of [`ACRONYM_WORDS`] capitalised words or
+/// more, short joining words skipped ("Annual General Meeting" → `agm`,
+/// "Department of Homeland Security" → `dhs`); `None` for anything else.
+fn initials(text: &str) -> Option<String> {
+    let skip = |w: &str| matches!(w.to_lowercase().as_str(), "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
+    let words: Vec<&str> = text.split_whitespace().filter(|w| !skip(w)).collect();
+    let capitalised =
+        |w: &&str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic);
+    (words.len() >= ACRONYM_WORDS && words.iter().all(capitalised))
+        .then(|| words.iter().filter_map(|w| w.chars().next()).flat_map(char::to_lowercase).collect())
+}
+
 /// Two to six capitals (`NCD`, `PED`, `CTO`).
 fn is_acronym(text: &str) -> bool {
     let n = text.chars().count();
@@ -282,6 +313,7 @@ pub(crate) fn found_in(constraint: &Constraint, evidence: &[String]) -> bool {
         // "CEO" where the evidence writes "Chief Executive Officer".
         || (is_acronym(&constraint.text) && evidence.iter().any(|e| spells(e, &constraint.folded)))
         || constraint.surname.as_deref().is_some_and(holds)
+        || constraint.acronym.as_deref().is_some_and(holds)
         || (!constraint.conjuncts.is_empty()
             && constraint
                 .conjuncts
@@ -367,6 +399,7 @@ mod tests {
             conjuncts: Vec::new(),
             caption_pages: Vec::new(),
             surname: None,
+            acronym: None,
         };
         let line = |t: &str| vec![folded(t)];
         assert!(!found_in(&us, &line("non-U.S. NIKE Brand and Converse sales accounted for 58%")));
@@ -396,6 +429,26 @@ mod tests {
         let line = |t: &str| vec![folded(t)];
         assert!(found_in(&found[1], &line("Kathryn McLay, President and Chief Executive Officer, Sam's Club")));
         assert!(!found_in(&found[1], &line("Kathryn McLay, Chief Financial Officer, Sam's Club")));
+    }
+
+    #[test]
+    fn a_name_spelled_out_holds_where_the_document_writes_its_acronym() {
+        let document = docintel_test_support::pages(&[
+            &["Report and Accounts 2007", "Contents"],
+            &["AGM Details", "Date Friday, 27th July, 2007", "Venue Science City, Kolkata"],
+            &["The agm of the club is informal.", "The GM plant reopened."],
+        ])
+        .build();
+        let stats = super::DocStats::of(&document);
+        let texts = ["Annual General Meeting", "Extraordinary General Meeting", "General Meeting"].map(str::to_owned);
+        let found = super::constraints(&texts, &document, &stats);
+        assert!(found[0].in_document, "{:?}", found[0]);
+        let line = |t: &str| vec![folded(t)];
+        assert!(found_in(&found[0], &line("AGM Details Date Friday, 27th July, 2007")));
+        assert!(!found_in(&found[0], &line("Venue Science City, Kolkata")));
+        // Other initials, or too few words to take initials from: absent.
+        assert!(!found[1].in_document, "{:?}", found[1]);
+        assert!(!found[2].in_document, "{:?}", found[2]);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! has four letters or more (`charge` → `charges`), or its plural or
 //! singular.
 
-use docintel_schema::text::normalize;
+use docintel_schema::text::{is_bound_prefix, normalize};
 use docintel_schema::{KeywordSource, ParsedQuestion};
 use regex::Regex;
 
@@ -28,15 +28,6 @@ pub(crate) struct Word {
 
 /// Hyphens a bound prefix is written with.
 const HYPHENS: [char; 2] = ['-', '‐'];
-
-/// Prefixes written joined to their word or hyphenated, never a word alone:
-/// a single letter ("e-mail", "x-ray"), "co", "pre", "sub" ("co-payment",
-/// "pre-existing", "sub-limit").
-fn is_bound_prefix(word: &str) -> bool {
-    let lower = word.to_lowercase();
-    (lower.chars().count() == 1 && lower.chars().all(|c| c.is_alphabetic()))
-        || matches!(lower.as_str(), "co" | "pre" | "sub")
-}
 
 /// The words of `text` (see the module docs).
 pub(crate) fn words_of(text: &str) -> Vec<Word> {

@@ -47,6 +47,9 @@ pub(crate) struct DocStats {
     /// Words printed after a title ("Mr. Schlesinger" → `schlesinger`):
     /// the surnames the document calls people by.
     titled: HashSet<String>,
+    /// Words of two letters or more printed in capitals only ("AGM",
+    /// "NAV"), folded: the acronyms the document writes.
+    capitals: HashSet<String>,
 }
 
 /// Titles a person is called by before the surname (folded).
@@ -58,6 +61,7 @@ impl DocStats {
         let mut page_text: Vec<(u32, String)> = Vec::new();
         let mut line_pages: HashMap<String, BTreeSet<u32>> = HashMap::new();
         let mut lowercase: HashSet<String> = HashSet::new();
+        let mut capitals: HashSet<String> = HashSet::new();
         let mut lines_on: HashMap<u32, u32> = HashMap::new();
         for line in &document.lines {
             let n = lines_on.entry(line.page).or_default();
@@ -76,6 +80,9 @@ impl DocStats {
                 let raw = &line.text[w.start..w.end];
                 if raw.chars().all(|c| !c.is_alphabetic() || c.is_lowercase()) && raw.chars().any(char::is_alphabetic) {
                     lowercase.insert(w.norm.clone());
+                }
+                if raw.chars().count() >= 2 && raw.chars().all(|c| c.is_alphabetic() && c.is_uppercase()) {
+                    capitals.insert(w.norm.clone());
                 }
             }
             let last = lines_on.get(&line.page).copied().unwrap_or(0);
@@ -99,7 +106,16 @@ impl DocStats {
                 words.windows(2).filter(|w| HONORIFICS.contains(&w[0])).map(|w| w[1].to_owned()).collect::<Vec<_>>()
             })
             .collect();
-        DocStats { n_pages: page_text.len().max(1), pages_of, page_text, running, lowercase, page_numbers, titled }
+        DocStats {
+            n_pages: page_text.len().max(1),
+            pages_of,
+            page_text,
+            running,
+            lowercase,
+            page_numbers,
+            titled,
+            capitals,
+        }
     }
 
     /// The document's facts, from the cache when it was seen before.
@@ -173,6 +189,12 @@ impl DocStats {
     /// a common word ("Health Care" in a heading), not only a name.
     pub(crate) fn written_lowercase(&self, word: &str) -> bool {
         self.lowercase.contains(word)
+    }
+
+    /// Whether the document prints a (folded) word in capitals only
+    /// somewhere: an acronym it uses ("AGM").
+    pub(crate) fn written_in_capitals(&self, word: &str) -> bool {
+        self.capitals.contains(word)
     }
 
     /// Whether a line (its folded words) is a running header or footer.
