@@ -1,5 +1,6 @@
 //! `kb ask`: the question's keywords (the rule parser's, as for the corpus
-//! router) search the full-text index; the best few documents are read back
+//! router; a follow-up's are its rewrite's, from `AskOptions::previous_turns`)
+//! search the full-text index; the best few documents are read back
 //! from their stored parsed documents (never parsed again, never every
 //! document) and answered by the facade's corpus path (`Engine::corpus_qa`:
 //! the router's one line per document, then each picked document through its
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use docintel::schema::{AskOutput, DocumentFormat, DocumentProfile};
-use docintel::{AskOptions, Corpus, Engine, PipelineError, QuestionParser};
+use docintel::{AskOptions, Corpus, Engine, PipelineError};
 use serde::Serialize;
 
 use crate::error::KbError;
@@ -113,7 +114,7 @@ pub fn ask_keyed(
     let started = Instant::now();
     let parsed = engine
         .question_parser()
-        .parse(question, &neutral_profile())
+        .parse_with_history(question, &options.previous_turns, &neutral_profile())
         .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
     let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
     let hits = search(kb, &manifest, &keywords, candidates.max(1))?;

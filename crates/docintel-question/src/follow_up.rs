@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::lexicon::{detect_language, is_stop, strip_clitic, tokenize};
+use crate::lexicon::{collapse_whitespace, detect_language, is_stop, strip_clitic, tokenize};
 
 static REFERRING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -54,6 +54,27 @@ pub fn rewrite_follow_up(question: &str, previous_turns: &[String]) -> Option<St
     let replacement = if found.start() == 0 { capitalise(&replacement) } else { replacement };
     let rewritten = format!("{}{replacement}{}", &question[..found.start()], &question[found.end()..]);
     (rewritten != question).then_some(rewritten)
+}
+
+/// The rewrite a parse of `question` asked after `previous_turns` makes
+/// (what [`crate::RuleParser::parse_with_history`] puts in
+/// `retrieval.rewrites`): the question, whitespace collapsed as the parser
+/// does, when it has earlier turns and a referring expression
+/// ([`is_follow_up`]), made self-contained by [`rewrite_follow_up`]; `None`
+/// otherwise. Pure: the same question and turns always give the same rewrite.
+///
+/// ```
+/// use docintel_question::follow_up_rewrite;
+/// let turns = ["What is the annual premium?".to_owned()];
+/// assert_eq!(follow_up_rewrite("When is  it due?", &turns).as_deref(), Some("When is the annual premium due?"));
+/// assert_eq!(follow_up_rewrite("When is it due?", &[]), None);
+/// ```
+pub fn follow_up_rewrite(question: &str, previous_turns: &[String]) -> Option<String> {
+    let question = collapse_whitespace(question);
+    if previous_turns.is_empty() || !is_follow_up(&question) {
+        return None;
+    }
+    rewrite_follow_up(&question, previous_turns)
 }
 
 /// The first run of adjacent content words of `turn` (the object right after

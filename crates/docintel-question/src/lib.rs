@@ -94,7 +94,7 @@ pub use cascade::{
 };
 pub use dictionary::{DictionaryError, ExpertDictionary};
 pub use dispatch::{decide_activations, default_plan};
-pub use follow_up::{is_follow_up, rewrite_follow_up};
+pub use follow_up::{follow_up_rewrite, is_follow_up, rewrite_follow_up};
 pub use llm::{FullParse, LLM_PARSER_NAME, LlmParse, LlmQuestionParser};
 pub use persist::{
     PersistError, QUESTION_BUILD, load_parsed_question, parsed_question_path, profile_hash, save_parsed_question,
@@ -240,24 +240,37 @@ impl RuleParser {
         &self.defaults
     }
 
-    /// Parses `question` asked after `previous_turns` (oldest first). When
-    /// it leans on an earlier turn ([`is_follow_up`]) and
-    /// [`rewrite_follow_up`] can make it self-contained, the rewrite goes to
-    /// `retrieval.rewrites` and its keywords, anchors and concept replace
-    /// the question's; the generation brief keeps the user's words.
-    /// Otherwise the record is the plain parse (plus a note when a turn was
-    /// there but nothing could be resolved).
+    /// Parses `question` asked after `previous_turns` (oldest first): the
+    /// plain parse, then [`RuleParser::resolve_follow_up`].
     pub fn parse_with_history(
         &self,
         question: &str,
         previous_turns: &[String],
         profile: &DocumentProfile,
     ) -> Result<ParsedQuestion, QuestionError> {
-        let mut parsed = self.parse_question(question, profile)?;
-        if previous_turns.is_empty() || !is_follow_up(&parsed.corrected_question) {
+        let parsed = self.parse_question(question, profile)?;
+        self.resolve_follow_up(parsed, previous_turns, profile)
+    }
+
+    /// The follow-up step of [`RuleParser::parse_with_history`], on a record
+    /// parsed without the turns (this parser's, or [`LlmQuestionParser`]'s
+    /// asked with none, so that no earlier turn reaches a model's prompt).
+    /// When the question (`parsed.original_question`) leans on an earlier
+    /// turn ([`is_follow_up`]) and [`rewrite_follow_up`] can make it
+    /// self-contained, the rewrite goes to `retrieval.rewrites` and its
+    /// keywords, anchors and concept replace the question's; the generation
+    /// brief keeps the user's words. Otherwise the record is returned as it
+    /// came (plus a note when a turn was there but nothing could be resolved).
+    pub fn resolve_follow_up(
+        &self,
+        mut parsed: ParsedQuestion,
+        previous_turns: &[String],
+        profile: &DocumentProfile,
+    ) -> Result<ParsedQuestion, QuestionError> {
+        if previous_turns.is_empty() || !is_follow_up(&lexicon::collapse_whitespace(&parsed.original_question)) {
             return Ok(parsed);
         }
-        let Some(rewrite) = rewrite_follow_up(&parsed.corrected_question, previous_turns) else {
+        let Some(rewrite) = follow_up_rewrite(&parsed.original_question, previous_turns) else {
             parsed.parsing_notes.push(
                 "follow-up: a referring expression but no earlier noun phrase to resolve it; original wording kept"
                     .to_owned(),

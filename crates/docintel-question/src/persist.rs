@@ -4,11 +4,14 @@
 //!
 //! The file is a `ParsedQuestion` object with one extra key, `_cache`, that
 //! holds the cache key: the hash of the document profile the question was
-//! parsed for and the [`QUESTION_BUILD`] stamp of the rules that parsed it.
+//! parsed for, the [`QUESTION_BUILD`] stamp of the rules that parsed it and,
+//! for a question asked after others, those earlier turns
+//! (`previous_turns`, absent when there were none).
 //! The same question parses differently on a PDF and on a DOCX (pages,
-//! TOC), and differently again once the rules change, so a record saved for
-//! another profile or by another build — or a record without `_cache`, such
-//! as one written by the trace — is a cache miss.
+//! TOC), differently again once the rules change, and differently after
+//! other turns (a follow-up's rewrite), so a record saved for another
+//! profile, by another build or after other turns — or a record without
+//! `_cache`, such as one written by the trace — is a cache miss.
 //! Writes go through a temporary file and a rename: a reader never sees
 //! half a file.
 
@@ -30,6 +33,8 @@ pub const QUESTION_BUILD: &str = env!("DOCINTEL_QUESTION_SOURCE_STAMP");
 
 /// The key under which the cache key is stored.
 const CACHE_KEY: &str = "_cache";
+/// The cache key's earlier turns (absent: none).
+const TURNS_KEY: &str = "previous_turns";
 
 /// Why a parsed question could not be written or read.
 #[derive(Debug)]
@@ -85,11 +90,13 @@ pub fn parsed_question_path(out_dir: &Path, document_key: &str, question: &str) 
 }
 
 /// Writes `parsed` (keyed by its `original_question`) for `document_path`
-/// parsed with `profile`, atomically; returns the file written.
+/// parsed with `profile` after `previous_turns` (oldest first; empty for a
+/// question asked alone), atomically; returns the file written.
 pub fn save_parsed_question(
     out_dir: &Path,
     document_key: &str,
     profile: &DocumentProfile,
+    previous_turns: &[String],
     parsed: &ParsedQuestion,
 ) -> Result<PathBuf, PersistError> {
     let path = parsed_question_path(out_dir, document_key, &parsed.original_question);
@@ -101,10 +108,12 @@ pub fn save_parsed_question(
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let mut value = serde_json::to_value(parsed).expect("a parsed question serialises");
     if let Value::Object(map) = &mut value {
-        map.insert(
-            CACHE_KEY.to_owned(),
-            json!({ "profile_hash": profile_hash(profile), "parser": parsed.parser, "build": QUESTION_BUILD }),
-        );
+        let mut key =
+            json!({ "profile_hash": profile_hash(profile), "parser": parsed.parser, "build": QUESTION_BUILD });
+        if !previous_turns.is_empty() {
+            key[TURNS_KEY] = json!(previous_turns);
+        }
+        map.insert(CACHE_KEY.to_owned(), key);
     }
     let mut bytes = serde_json::to_vec_pretty(&value).expect("JSON serialises");
     bytes.push(b'\n');
@@ -117,16 +126,18 @@ pub fn save_parsed_question(
     Ok(path)
 }
 
-/// The parsed question saved for `question` on `document_path` with this
-/// `profile`, or `None` on a cache miss: no file, a file saved for another
-/// profile, by another build of the rules ([`QUESTION_BUILD`]) or for
-/// another question (slug collision), or a file without a cache
-/// key. A file that exists but is not JSON of a parsed question is an error.
+/// The parsed question saved for `question` asked after `previous_turns` on
+/// `document_path` with this `profile`, or `None` on a cache miss: no file, a
+/// file saved for another profile, by another build of the rules
+/// ([`QUESTION_BUILD`]), after other turns (none counts) or for another
+/// question (slug collision), or a file without a cache key. A file that
+/// exists but is not JSON of a parsed question is an error.
 pub fn load_parsed_question(
     out_dir: &Path,
     document_key: &str,
     profile: &DocumentProfile,
     question: &str,
+    previous_turns: &[String],
 ) -> Result<Option<ParsedQuestion>, PersistError> {
     let path = parsed_question_path(out_dir, document_key, question);
     let text = match std::fs::read_to_string(&path) {
@@ -138,12 +149,17 @@ pub fn load_parsed_question(
     let mut value: Value = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
     let stored = |key: &str| value.get(CACHE_KEY).and_then(|c| c.get(key)).and_then(Value::as_str).map(str::to_owned);
     let (stored_hash, stored_build) = (stored("profile_hash"), stored("build"));
+    let stored_turns: Option<Vec<String>> = match value.get(CACHE_KEY).and_then(|c| c.get(TURNS_KEY)) {
+        None => Some(Vec::new()),
+        Some(turns) => serde_json::from_value(turns.clone()).ok(),
+    };
     if let Value::Object(map) = &mut value {
         map.remove(CACHE_KEY);
     }
     let parsed: ParsedQuestion = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
     let hit = stored_hash.as_deref() == Some(profile_hash(profile).as_str())
         && stored_build.as_deref() == Some(QUESTION_BUILD)
+        && stored_turns.as_deref() == Some(previous_turns)
         && parsed.original_question == question;
     Ok(hit.then_some(parsed))
 }
@@ -173,10 +189,10 @@ mod tests {
         let out = dir.path().to_path_buf();
         let document = "policy-v2-0123456789ab";
         let parsed = RuleParser::new().parse(question, saved_for).unwrap();
-        let path = save_parsed_question(&out, document, saved_for, &parsed).unwrap();
+        let path = save_parsed_question(&out, document, saved_for, &[], &parsed).unwrap();
         assert!(path.starts_with(out.join("policy-v2-0123456789ab").join("questions")), "{}", path.display());
         assert!(path.ends_with(PARSED_QUESTION_FILE));
-        let loaded = load_parsed_question(&out, document, loaded_for, asked).unwrap();
+        let loaded = load_parsed_question(&out, document, loaded_for, asked, &[]).unwrap();
         assert_eq!(loaded.as_ref(), hit.then_some(&parsed), "{name}");
         std::fs::remove_dir_all(&out).unwrap();
     }
@@ -192,19 +208,46 @@ mod tests {
     }
 
     #[test]
+    fn a_parse_after_other_turns_is_a_miss() {
+        let dir = scratch("turns");
+        let out = dir.path().to_path_buf();
+        let document = "invoice-0123456789ab";
+        let question = "When is it due?";
+        let total = vec!["What is the total amount?".to_owned()];
+        let premium = vec!["What is the annual premium?".to_owned()];
+        let parser = RuleParser::new();
+        let alone = parser.parse(question, &pdf_profile()).unwrap();
+        let after_total = parser.parse_with_history(question, &total, &pdf_profile()).unwrap();
+        assert_ne!(alone, after_total, "the follow-up's rewrite changes the record");
+        let load = |turns: &[String]| load_parsed_question(&out, document, &pdf_profile(), question, turns).unwrap();
+        // A follow-up's record is served only to the same question after the same turns.
+        let path = save_parsed_question(&out, document, &pdf_profile(), &total, &after_total).unwrap();
+        assert_eq!(load(&total), Some(after_total.clone()));
+        assert_eq!(load(&[]), None, "a question asked alone never gets a follow-up's record");
+        assert_eq!(load(&premium), None, "nor one made after other turns");
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(json["_cache"]["previous_turns"], json!(total));
+        // And the record of the question alone is never served to a follow-up.
+        save_parsed_question(&out, document, &pdf_profile(), &[], &alone).unwrap();
+        assert_eq!(load(&[]), Some(alone));
+        assert_eq!(load(&total), None);
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+
+    #[test]
     fn a_parse_saved_by_other_rules_is_a_miss() {
         let dir = scratch("other-build");
         let out = dir.path().to_path_buf();
         let document = "doc-0123456789ab";
         let question = "What is the title of control AC-2?";
         let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
-        let path = save_parsed_question(&out, document, &pdf_profile(), &parsed).unwrap();
-        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), Some(parsed));
+        let path = save_parsed_question(&out, document, &pdf_profile(), &[], &parsed).unwrap();
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question, &[]).unwrap(), Some(parsed));
         let saved = std::fs::read_to_string(&path).unwrap();
         assert_eq!(QUESTION_BUILD.len(), 16);
         assert!(saved.contains(QUESTION_BUILD));
         std::fs::write(&path, saved.replace(QUESTION_BUILD, "0123456789abcdef")).unwrap();
-        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None);
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question, &[]).unwrap(), None);
         std::fs::remove_dir_all(&out).unwrap();
     }
 
@@ -218,13 +261,13 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
         std::fs::write(&path, serde_json::to_string(&parsed).unwrap()).unwrap();
-        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None);
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question, &[]).unwrap(), None);
         std::fs::write(&path, "{ not json").unwrap();
-        let error = load_parsed_question(&out, document, &pdf_profile(), question).unwrap_err();
+        let error = load_parsed_question(&out, document, &pdf_profile(), question, &[]).unwrap_err();
         assert!(matches!(error, PersistError::Corrupt { .. }), "{error}");
         assert!(error.to_string().contains("parsed_question.json: not a parsed question"), "{error}");
         std::fs::remove_dir_all(&out).unwrap();
-        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question).unwrap(), None, "no file");
+        assert_eq!(load_parsed_question(&out, document, &pdf_profile(), question, &[]).unwrap(), None, "no file");
     }
 
     #[test]
@@ -244,7 +287,7 @@ mod tests {
         let dir = scratch("tmp");
         let out = dir.path().to_path_buf();
         let parsed = RuleParser::new().parse("What is the premium?", &pdf_profile()).unwrap();
-        let path = save_parsed_question(&out, "x-0123456789ab", &pdf_profile(), &parsed).unwrap();
+        let path = save_parsed_question(&out, "x-0123456789ab", &pdf_profile(), &[], &parsed).unwrap();
         let names: Vec<String> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -252,6 +295,7 @@ mod tests {
         assert_eq!(names, [PARSED_QUESTION_FILE]);
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(json["_cache"]["profile_hash"], profile_hash(&pdf_profile()));
+        assert!(json["_cache"].get("previous_turns").is_none(), "no turns, no key: older records read the same");
         assert_eq!(json["original_question"], "What is the premium?");
         std::fs::remove_dir_all(&out).unwrap();
     }

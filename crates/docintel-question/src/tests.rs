@@ -672,6 +672,15 @@ fn follow_ups_rewrite_for_retrieval_only() {
     let parsed = PARSER.parse_with_history("When is it due?", &["??".to_owned()], &pdf_profile()).unwrap();
     assert!(parsed.retrieval.rewrites.is_empty());
     assert!(parsed.parsing_notes.iter().any(|n| n.contains("original wording kept")));
+    // The step alone, on a record parsed without the turns (what the facade does
+    // with the model's record), gives the same record; the rewrite is reported alike.
+    let plain = parse("When is it due?");
+    assert_eq!(
+        PARSER.resolve_follow_up(plain, &turns, &pdf_profile()).unwrap(),
+        PARSER.parse_with_history("When is it due?", &turns, &pdf_profile()).unwrap()
+    );
+    assert_eq!(follow_up_rewrite("When is it due?", &turns).as_deref(), Some("When is the annual premium due?"));
+    assert_eq!(follow_up_rewrite("What is the deductible?", &turns), None);
     // No history, or no referring expression: the plain parse.
     assert_eq!(PARSER.parse_with_history("When is it due?", &[], &pdf_profile()).unwrap(), parse("When is it due?"));
     assert_eq!(

@@ -44,6 +44,18 @@ pub struct StepUsage {
     pub cost_usd: f64,
 }
 
+/// The conversation a question was asked in (`_meta.follow_up`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FollowUp {
+    /// The earlier questions, oldest first.
+    pub previous_turns: Vec<String>,
+    /// The self-contained wording retrieval read beside the question (also in
+    /// `retrieval_rewrites`); `None` when the question refers to nothing
+    /// earlier or no earlier turn could resolve it. Generation and its
+    /// prompt keep the user's words.
+    pub rewrite: Option<String>,
+}
+
 /// The summary of everything the pipeline decided for one answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Meta {
@@ -65,6 +77,10 @@ pub struct Meta {
     pub suggested_clarification: Option<String>,
     /// Self-contained rewrites used for retrieval (follow-ups).
     pub retrieval_rewrites: Vec<String>,
+    /// A question asked after earlier ones: those turns and the follow-up
+    /// rewrite made from them (absent for a question asked alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<FollowUp>,
     /// Whether the parsed question came from the on-disk cache.
     pub parsed_question_cached: bool,
     /// Steps skipped and why.

@@ -24,8 +24,8 @@ use docintel_schema::trace::{
     Validation,
 };
 use docintel_schema::{
-    DocumentProfile, Generation, Generator, ParsedDocument, ParsedQuestion, QuestionParser, Retrieval, Retriever,
-    SkippedStep, TraceEvent, TraceSink,
+    DocumentProfile, Generation, Generator, ParsedDocument, ParsedQuestion, Retrieval, Retriever, SkippedStep,
+    TraceEvent, TraceSink,
 };
 use docintel_trace::TraceRecorder;
 
@@ -53,7 +53,9 @@ impl QuestionRun {
 }
 
 /// Parses `question` with the model when one is configured and the options
-/// allow it for the question brick, else with the rules.
+/// allow it for the question brick, else with the rules; after
+/// `options.previous_turns`, the rule parser's follow-up step rewrites it for
+/// retrieval (the model is asked without the turns: none reaches a prompt).
 pub(crate) fn parse_question(
     bricks: Bricks<'_>,
     question: &str,
@@ -69,13 +71,20 @@ pub(crate) fn parse_question(
             let run = parser
                 .parse_traced(question, &[], profile, &mut events)
                 .map_err(|e| brick_error("question")(Box::new(e)))?;
+            let parsed = bricks
+                .parser
+                .resolve_follow_up(run.parsed, &options.previous_turns, profile)
+                .map_err(|e| brick_error("question")(Box::new(e)))?;
             let calls = events.iter().filter(|e| e.step == "llm_parse").count() as u32;
             let ms = clock.elapsed().as_millis() as u64;
-            Ok(QuestionRun { parsed: run.parsed, events, usage: ModelUse { usage: run.usage, calls }, ms })
+            Ok(QuestionRun { parsed, events, usage: ModelUse { usage: run.usage, calls }, ms })
         }
         _ => {
             let clock = Instant::now();
-            let parsed = bricks.parser.parse(question, profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+            let parsed = bricks
+                .parser
+                .parse_with_history(question, &options.previous_turns, profile)
+                .map_err(|e| brick_error("question")(Box::new(e)))?;
             Ok(QuestionRun { ms: clock.elapsed().as_millis() as u64, ..QuestionRun::rules(parsed) })
         }
     }
@@ -152,6 +161,7 @@ pub(crate) fn answer(
         notes: [invisible_note, feedback_notes, instruction_note, generation_notes],
         implementations,
         timings,
+        previous_turns: &options.previous_turns,
     });
     let output = docintel_schema::AskOutput {
         question,

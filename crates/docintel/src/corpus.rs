@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use docintel_retrieve::{CorpusFile, KeywordRouter, RoutingConfig};
-use docintel_schema::{AskOutput, ParsedDocument, ParsedQuestion, QuestionParser, TraceEvent};
+use docintel_schema::{AskOutput, ParsedDocument, ParsedQuestion, TraceEvent};
 use docintel_trace::TraceRecorder;
 
 use crate::ask;
@@ -100,8 +100,10 @@ pub(crate) fn answer(
         });
     };
     let started = Instant::now();
-    let routing_question =
-        bricks.parser.parse(question, &first.profile).map_err(|e| brick_error("question")(Box::new(e)))?;
+    let routing_question = bricks
+        .parser
+        .parse_with_history(question, &options.previous_turns, &first.profile)
+        .map_err(|e| brick_error("question")(Box::new(e)))?;
     let names: Vec<String> = corpus
         .documents
         .iter()
@@ -179,7 +181,14 @@ pub(crate) fn answer(
             let mut all_events = vec![document_event(path, &sha256, &key)];
             all_events.extend(trace.events().iter().cloned());
             all_events.extend(events);
-            write_trace(out_dir, &key, question, Some((&document.profile, &parsed)), &all_events, output)
+            write_trace(
+                out_dir,
+                &key,
+                question,
+                Some((&document.profile, &options.previous_turns[..], &parsed)),
+                &all_events,
+                output,
+            )
         }
         None => Ok(output),
     }

@@ -83,18 +83,20 @@ impl Engine {
         let parse_ms = started.elapsed().as_millis() as u64;
 
         // Parse the question once per document profile: with an output folder,
-        // a record saved by an earlier run (same question, same profile, same
-        // parser) is reused.
+        // a record saved by an earlier run (same question, same earlier turns,
+        // same profile, same parser) is reused.
         let expected_parser = match &self.llm {
             Some(_) if options.llm_question => LLM_PARSER_NAME.to_owned(),
             _ => self.parser.name(),
         };
         let (key, sha256) = document_key_of(path);
         let cached = match &options.out_dir {
-            Some(out) => docintel_question::load_parsed_question(out, &key, &document.profile, question)
-                .ok()
-                .flatten()
-                .filter(|parsed| parsed.parser == expected_parser),
+            Some(out) => {
+                docintel_question::load_parsed_question(out, &key, &document.profile, question, &options.previous_turns)
+                    .ok()
+                    .flatten()
+                    .filter(|parsed| parsed.parser == expected_parser)
+            }
             None => None,
         };
         let was_cached = cached.is_some();
@@ -112,7 +114,8 @@ impl Engine {
         run.events.insert(0, document_event(path, &sha256, &key));
         let output = match &options.out_dir {
             Some(out_dir) => {
-                let saved = parsed_to_save.as_ref().map(|parsed| (&document.profile, parsed));
+                let saved =
+                    parsed_to_save.as_ref().map(|parsed| (&document.profile, &options.previous_turns[..], parsed));
                 write_trace(out_dir, &key, question, saved, &run.events, run.output)?
             }
             None => run.output,

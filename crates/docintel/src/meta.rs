@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use docintel_question::Satellites;
 use docintel_schema::{
-    CitationProblem, Generation, Meta, ParsedDocument, ParsedQuestion, Retrieval, Severity, SkippedStep, StepUsage,
-    Usage,
+    CitationProblem, FollowUp, Generation, Meta, ParsedDocument, ParsedQuestion, Retrieval, Severity, SkippedStep,
+    StepUsage, Usage,
 };
 
 /// The model calls of one step and the tokens they spent.
@@ -102,13 +102,26 @@ pub(crate) struct Outcome<'a> {
     pub(crate) notes: [Vec<String>; 4],
     pub(crate) implementations: BTreeMap<String, String>,
     pub(crate) timings: BTreeMap<String, u64>,
+    /// The earlier turns the question was asked after (`AskOptions::previous_turns`).
+    pub(crate) previous_turns: &'a [String],
 }
 
 /// The `_meta` object of one answer (`parsed_question_cached`, `trace_dir`
 /// and `corpus` are the caller's to fill).
 pub(crate) fn build(outcome: Outcome<'_>) -> Meta {
-    let Outcome { parsed, document, retrieval, generation, problems, skipped, usage, notes, implementations, timings } =
-        outcome;
+    let Outcome {
+        parsed,
+        document,
+        retrieval,
+        generation,
+        problems,
+        skipped,
+        usage,
+        notes,
+        implementations,
+        timings,
+        previous_turns,
+    } = outcome;
     let [invisible_note, feedback_notes, instruction_note, generation_notes] = notes;
     let mut prompt_versions = BTreeMap::new();
     prompt_versions.insert("question_parsing".to_owned(), parsed.parser.clone());
@@ -123,6 +136,10 @@ pub(crate) fn build(outcome: Outcome<'_>) -> Meta {
         ambiguity_reason: parsed.ambiguity_reason.clone(),
         suggested_clarification: parsed.suggested_clarification.clone(),
         retrieval_rewrites: parsed.retrieval.rewrites.clone(),
+        follow_up: (!previous_turns.is_empty()).then(|| FollowUp {
+            previous_turns: previous_turns.to_vec(),
+            rewrite: docintel_question::follow_up_rewrite(&parsed.original_question, previous_turns),
+        }),
         parsed_question_cached: false,
         skipped,
         parsing_notes: parsed.parsing_notes.clone(),

@@ -13,6 +13,11 @@ use std::time::{Duration, Instant};
 use docintel_llm::OpenAiConfig;
 use docintel_parse::ParseOptions;
 
+/// The most earlier turns a question is asked after: what `POST /v1/ask`
+/// accepts as `history`, and what `docintel ask --follow-up` keeps of a
+/// longer chain (the most recent ones).
+pub const MAX_PREVIOUS_TURNS: usize = 20;
+
 /// Which generator answers: the closed set of implementations.
 #[derive(Debug, Clone)]
 pub enum GeneratorChoice {
@@ -70,6 +75,15 @@ pub struct AskOptions {
     /// Parsing: how pages with no text layer are read by OCR ([`Config::ocr`](crate::Config::ocr)
     /// reads `DOCINTEL_TESSERACT` and `DOCINTEL_OCR_MAX_PAGES`).
     pub ocr: docintel_parse::OcrOptions,
+    /// Question: the earlier questions of the conversation, oldest first
+    /// (empty: the question is asked alone). They are read by the rule
+    /// parser's follow-up step only ([`docintel_question::RuleParser::resolve_follow_up`]):
+    /// "When is it due?" after "What is the total amount?" is rewritten for
+    /// retrieval ("When is the total amount due?"); generation and its prompt
+    /// keep the user's words, and no turn is sent to a model (the model's
+    /// question parse is asked without them). Reported in `_meta.follow_up`.
+    /// Callers keep at most [`MAX_PREVIOUS_TURNS`].
+    pub previous_turns: Vec<String>,
     /// Question: with an LLM generator, parse the question with the model
     /// too ([`crate::LlmQuestionParser`], which falls back to the rules on any bad
     /// reply). `false` keeps the rule parser.
@@ -115,6 +129,7 @@ impl AskOptions {
             strategy: None,
             password: None,
             ocr: docintel_parse::OcrOptions::default(),
+            previous_turns: Vec::new(),
             llm_question: true,
             llm_router: true,
             schema: None,

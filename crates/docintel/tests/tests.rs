@@ -235,3 +235,71 @@ fn errors_map_to_the_documented_exit_codes() {
     });
     assert_eq!(unwritable.exit_code(), docintel::EXIT_FAILURE);
 }
+
+/// The passages shown, as line ranges.
+fn shown(output: &AskOutput) -> Vec<String> {
+    output.meta.passages_shown.clone()
+}
+
+/// Whether one of the passages shown holds global line `line` (`p<page> l<start>-<end>`).
+fn shows_line(output: &AskOutput, line: u32) -> bool {
+    output.meta.passages_shown.iter().any(|p| {
+        let range = p.split_once(" l").map(|(_, r)| r).unwrap_or_default();
+        let (start, end) = range.split_once('-').unwrap_or((range, range));
+        (start.parse::<u32>().unwrap_or(0)..=end.parse::<u32>().unwrap_or(0)).contains(&line)
+    })
+}
+
+/// "What is its identifier?" finds nothing alone in the NIST CSF excerpt (no line holds
+/// "identifier"); after "What does the RECOVER function do?" it is read as "What is the recover
+/// function's identifier?" for retrieval, which finds line 127, "RECOVER (RC) — …". The
+/// answer, the generation brief and the parse cache keep the turns apart.
+#[test]
+fn a_follow_up_is_rewritten_for_retrieval_only_and_cached_apart() {
+    let tmp_out = temp_dir("facade-follow-up");
+    let mut options = AskOptions::new(5);
+    options.out_dir = Some(tmp_out.path().to_owned());
+    let engine = docintel::Engine::new(&options).unwrap();
+    let nist = fixture("nist/nist_csf_2.0_excerpt.pdf");
+    let question = "What is its identifier?";
+
+    let alone = engine.ask(&nist, question, &options).unwrap();
+    assert!(alone.meta.follow_up.is_none() && alone.meta.retrieval_rewrites.is_empty(), "{:?}", alone.meta);
+    assert!(!shows_line(&alone, 127), "alone, the question cannot find the RECOVER line: {:?}", shown(&alone));
+
+    let mut after = options.clone();
+    after.previous_turns = vec!["What does the RECOVER function do?".to_owned()];
+    let followed = engine.ask(&nist, question, &after).unwrap();
+    assert!(!followed.meta.parsed_question_cached, "the record of the question asked alone is not reused");
+    let follow_up = followed.meta.follow_up.as_ref().expect("_meta.follow_up");
+    assert_eq!(follow_up.previous_turns, after.previous_turns);
+    let rewrite = "What is the recover function's identifier?";
+    assert_eq!(follow_up.rewrite.as_deref(), Some(rewrite));
+    assert_eq!(followed.meta.retrieval_rewrites, [rewrite]);
+    assert!(followed.meta.parsing_notes.iter().any(|n| n.contains(&format!("for retrieval only: '{rewrite}'"))));
+    assert!(shows_line(&followed, 127), "the rewrite finds the RECOVER line: {:?}", shown(&followed));
+    // The user's words everywhere but retrieval: the answer, the generation brief.
+    assert_eq!(followed.question, question);
+    let dir = PathBuf::from(followed.meta.trace_dir.as_deref().unwrap());
+    let parsed: docintel::schema::ParsedQuestion =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("parsed_question.json")).unwrap()).unwrap();
+    assert_eq!(parsed.generation.original_question, question);
+    assert_eq!(parsed.retrieval.main_query, question);
+    assert_eq!(parsed.retrieval.rewrites, [rewrite]);
+
+    // The same turns again: the saved record; alone again: not the follow-up's.
+    let again = engine.ask(&nist, question, &after).unwrap();
+    assert!(again.meta.parsed_question_cached);
+    assert_eq!(again.meta.follow_up, followed.meta.follow_up);
+    assert_eq!(shown(&again), shown(&followed));
+    let alone_again = engine.ask(&nist, question, &options).unwrap();
+    assert!(!alone_again.meta.parsed_question_cached && alone_again.meta.follow_up.is_none());
+    assert_eq!(shown(&alone_again), shown(&alone));
+
+    // A turn that names nothing the question can lean on changes nothing but a note.
+    after.previous_turns = vec!["??".to_owned()];
+    let unresolved = engine.ask(&nist, question, &after).unwrap();
+    assert_eq!(unresolved.meta.follow_up.as_ref().map(|f| f.rewrite.clone()), Some(None));
+    assert!(unresolved.meta.parsing_notes.iter().any(|n| n.contains("original wording kept")));
+    assert_eq!(shown(&unresolved), shown(&alone));
+}
