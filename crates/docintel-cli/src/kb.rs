@@ -103,6 +103,9 @@ pub(crate) struct KbAskArgs {
     /// Write no audit trail.
     #[arg(long)]
     no_trace: bool,
+    /// Ask after the question of this trace folder (as `docintel ask --follow-up`).
+    #[arg(long, value_name = "TRACE_DIR")]
+    follow_up: Option<PathBuf>,
     /// The key of an encrypted knowledge base (default: $DOCINTEL_KB_KEY_FILE).
     #[arg(long, value_name = "FILE")]
     key_file: Option<PathBuf>,
@@ -217,6 +220,9 @@ fn ask(args: KbAskArgs) -> anyhow::Result<()> {
     let mut options = AskOptions::new(args.top_k);
     options.generator = config.generator(LlmFlags { base_url: None, model: None, offline: args.offline })?;
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
+    if let Some(dir) = &args.follow_up {
+        options.previous_turns = crate::follow_up_turns(dir)?;
+    }
     let key = key(args.key_file.as_ref())?;
     let engine = Engine::new(&options)?;
     let answer = docintel_kb::ask_keyed(&args.kb, &engine, &question, &options, args.candidates, key.as_ref())?;

@@ -125,6 +125,11 @@ struct AskArgs {
     /// on any bad reply) or `rules` (no model call for parsing).
     #[arg(long, value_parser = ["llm", "rules"], help_heading = "Question")]
     question_parser: Option<String>,
+    /// Question: ask after the question of this trace folder (and the ones it
+    /// followed): a follow-up ("When is it due?") is rewritten for retrieval
+    /// from them; the answer and the model's prompts keep your words.
+    #[arg(long, value_name = "TRACE_DIR", help_heading = "Question")]
+    follow_up: Option<PathBuf>,
 
     /// Retrieval: number of passages shown to the generator.
     #[arg(long, default_value_t = 5, help_heading = "Retrieval")]
@@ -363,6 +368,9 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.examples = args.examples.clone();
     options.embeddings = config.embed_model_dir(args.embeddings.as_deref());
     options.out_dir = (!args.no_trace).then(|| args.out.clone());
+    if let Some(dir) = &args.follow_up {
+        options.previous_turns = follow_up_turns(dir)?;
+    }
     // The answer is printed first; a trace or highlight that cannot be written is reported
     // after it (and the exit code says so).
     let print = |output: &AskOutput| -> anyhow::Result<()> {
@@ -541,6 +549,16 @@ fn highlight(input: &Path, target: &Path, output: &AskOutput, document: &ParsedD
         );
     }
     Ok(added)
+}
+
+/// What `--follow-up DIR` asks after: the conversation of the trace folder
+/// `dir` (the turns it followed, then its question), its last
+/// [`docintel::MAX_PREVIOUS_TURNS`]. A folder that is no trace is bad input (exit 3).
+pub(crate) fn follow_up_turns(dir: &Path) -> Result<Vec<String>, PipelineError> {
+    let trace = docintel::load_question_trace(dir).map_err(PipelineError::Trace)?;
+    let mut turns = trace.conversation();
+    turns.drain(..turns.len().saturating_sub(docintel::MAX_PREVIOUS_TURNS));
+    Ok(turns)
 }
 
 fn trace_show(args: TraceShowArgs) -> anyhow::Result<()> {

@@ -98,3 +98,45 @@ fn an_encrypted_kb_from_the_command_line_key_new_add_ask_and_a_wrong_key_exits_3
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("encrypted"));
 }
+
+/// `kb ask --follow-up DIR`: "What is its invoice date?" alone routes to another invoice;
+/// after "What does Amazon Web Services charge?" its rewrite routes to the AWS one.
+#[test]
+fn kb_ask_follow_up_routes_with_the_earlier_question() {
+    let dir = temp_dir("cli-kb-follow-up");
+    let kb = dir.path().join("kb");
+    let kb = kb.to_str().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let files = ["AmazonWebServices.pdf", "FlipkartInvoice.pdf", "NetpresseInvoice.pdf"].map(invoice);
+    let mut add = vec!["kb", "add", kb];
+    add.extend(files.iter().map(|f| f.to_str().unwrap()));
+    assert_eq!(docintel(&add).status.code(), Some(0));
+    let ask = |args: &[&str]| -> Value {
+        let out = docintel(&[&["kb", "ask", kb][..], args, &["--json"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("exactly one JSON object")
+    };
+    let first = ask(&["What does Amazon Web Services charge?", "--out", out]);
+    assert_eq!(first["kb"]["document_name"], "AmazonWebServices.pdf");
+    let trace = first["_meta"]["trace_dir"].as_str().unwrap().to_owned();
+
+    let question = "What is its invoice date?";
+    let alone = ask(&[question, "--no-trace"]);
+    assert_ne!(alone["kb"]["document_name"], "AmazonWebServices.pdf", "{alone:#}");
+    let followed = ask(&[question, "--no-trace", "--follow-up", &trace]);
+    assert_eq!(followed["kb"]["document_name"], "AmazonWebServices.pdf", "{followed:#}");
+    assert_eq!(followed["answer"]["items"][0]["value"]["iso"], "2014-08-03");
+    assert_eq!(followed["question"], question);
+    assert_eq!(
+        followed["_meta"]["follow_up"],
+        serde_json::json!({
+            "previous_turns": ["What does Amazon Web Services charge?"],
+            "rewrite": "What is the amazon web services charge's invoice date?"
+        })
+    );
+
+    let not_a_trace = docintel(&["kb", "ask", kb, question, "--follow-up", kb]);
+    assert_eq!(not_a_trace.status.code(), Some(3), "{not_a_trace:?}");
+    assert!(String::from_utf8_lossy(&not_a_trace.stderr).contains("answer.json"), "{not_a_trace:?}");
+}

@@ -150,6 +150,15 @@ fn mock_openai_replies(
     answers: Vec<&'static str>,
     max_requests: usize,
 ) -> (String, std::thread::JoinHandle<Vec<String>>) {
+    mock_openai_parsing(FULL_PARSE, answers, max_requests)
+}
+
+/// [`mock_openai_replies`] answering the question parser's call with `full_parse`.
+fn mock_openai_parsing(
+    full_parse: &'static str,
+    answers: Vec<&'static str>,
+    max_requests: usize,
+) -> (String, std::thread::JoinHandle<Vec<String>>) {
     use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -186,7 +195,7 @@ fn mock_openai_replies(
                 .to_owned();
             let answered = bodies.iter().filter(|b| !b.contains("\"full_parse\"")).count();
             let content =
-                if schema_name == "full_parse" { FULL_PARSE } else { answers[answered.min(answers.len() - 1)] };
+                if schema_name == "full_parse" { full_parse } else { answers[answered.min(answers.len() - 1)] };
             bodies.push(body);
             let reply = serde_json::json!({
                 "id": format!("chatcmpl-{}", bodies.len()),
@@ -1355,4 +1364,108 @@ fn a_long_section_listing_question_fits_a_4096_token_model() {
     assert!(notes.contains("context window unknown") && notes.contains("refused a prompt"), "{notes}");
     assert_eq!(value["answer"]["answer_found"], true, "{value:#}");
     assert_eq!(value["citations_verified"], true, "{value:#}");
+}
+
+/// The trace folder an answer printed with `--json` names.
+fn trace_dir_of(out: &Output) -> PathBuf {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    PathBuf::from(value["_meta"]["trace_dir"].as_str().expect("a trace_dir"))
+}
+
+#[test]
+fn ask_follow_up_reads_the_earlier_questions_from_a_trace_folder() {
+    let tmp_out = temp_dir("cli-follow-up");
+    let out = tmp_out.path().to_str().unwrap().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
+    let pdf = pdf.to_str().unwrap();
+    let first = trace_dir_of(&docintel(&["ask", pdf, "What is the total amount?", "--json", "--out", &out]));
+
+    let follow =
+        docintel(&["ask", pdf, "When is it due?", "--json", "--out", &out, "--follow-up", first.to_str().unwrap()]);
+    let second = trace_dir_of(&follow);
+    let value: Value = serde_json::from_slice(&follow.stdout).unwrap();
+    assert_eq!(value["question"], "When is it due?");
+    assert_eq!(
+        value["_meta"]["follow_up"],
+        serde_json::json!({"previous_turns": ["What is the total amount?"], "rewrite": "When is the total amount due?"})
+    );
+    assert_eq!(value["_meta"]["retrieval_rewrites"], serde_json::json!(["When is the total amount due?"]));
+    assert_eq!(value["answer"]["items"][0]["value"]["iso"], "2014-08-03", "{value:#}");
+    // The trace records the turns: a follow-up of the follow-up is asked after both.
+    let recorded: Value = serde_json::from_slice(&std::fs::read(second.join("answer.json")).unwrap()).unwrap();
+    assert_eq!(recorded["_meta"]["follow_up"], value["_meta"]["follow_up"]);
+    let show = docintel(&["trace", "show", second.to_str().unwrap()]);
+    let text = String::from_utf8(show.stdout).unwrap();
+    assert!(
+        text.contains("  after: What is the total amount?\n  searched as: When is the total amount due?\n"),
+        "{text}"
+    );
+    let third = docintel(&[
+        "ask",
+        pdf,
+        "What is its currency?",
+        "--json",
+        "--no-trace",
+        "--follow-up",
+        second.to_str().unwrap(),
+    ]);
+    assert!(third.status.success(), "{}", String::from_utf8_lossy(&third.stderr));
+    let value: Value = serde_json::from_slice(&third.stdout).unwrap();
+    assert_eq!(
+        value["_meta"]["follow_up"]["previous_turns"],
+        serde_json::json!(["What is the total amount?", "When is it due?"])
+    );
+    // Asked alone, the question has no follow-up.
+    let alone = docintel(&["ask", pdf, "When is it due?", "--json", "--no-trace"]);
+    let value: Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert!(value["_meta"].get("follow_up").is_none(), "{:#}", value["_meta"]);
+    assert_eq!(value["_meta"]["retrieval_rewrites"], serde_json::json!([]));
+
+    // A folder that is no trace is bad input: exit 3, naming it, before any answer.
+    let not_a_trace = tmp_out.path().join("empty");
+    std::fs::create_dir_all(&not_a_trace).unwrap();
+    for dir in [not_a_trace.clone(), tmp_out.path().join("missing")] {
+        let bad =
+            docintel(&["ask", pdf, "When is it due?", "--json", "--no-trace", "--follow-up", dir.to_str().unwrap()]);
+        assert_eq!(bad.status.code(), Some(3), "{}", String::from_utf8_lossy(&bad.stderr));
+        assert!(bad.stdout.is_empty());
+        let stderr = String::from_utf8(bad.stderr).unwrap();
+        assert!(stderr.contains(dir.to_str().unwrap()), "{stderr}");
+    }
+}
+
+/// With a model, a follow-up's earlier turns and its rewrite reach no prompt: the question
+/// parser's call and the generation call carry the user's words only.
+#[test]
+fn a_follow_up_s_earlier_turns_reach_no_model_prompt() {
+    const PARSE_DUE: &str = r#"{"corrected_question":"When is it due?","language":"en","keywords":[{"text":"due","weight":1.0}],"rewritten_keywords":[],"answer_type":"date","answer_shape":"single","matched_concept":null,"decomposition":{"pattern":"single","sub_questions":[]},"pages_hint":[],"toc_section_hint":null,"layout_hint":null,"answer_context":null,"needs_summary":false,"period":null,"ambiguity_reason":null,"suggested_clarification":null,"disambiguation":null,"must_distinguish":[],"format_constraints":[],"follow_up_rewrite":null}"#;
+    const DUE: &str = r#"{"items":[{"value":{"iso":"2014-08-03","original":"August 3 , 2014"},"text":"August 3 , 2014","spans":[{"line_start":12,"line_end":12,"page":1,"quote":"TOTAL AMOUNT DUE ON August 3 , 2014"}]}],"answer_found":true,"complete_answer_found":true,"confidence":0.9,"warnings":[],"keywords_found":["due"],"llm_discovered_keywords":[],"conflicting_evidence":false,"context_structured":true,"suggested_clarification":null}"#;
+    let tmp_out = temp_dir("cli-follow-up-llm");
+    let out = tmp_out.path().to_str().unwrap().to_owned();
+    let pdf = invoice("AmazonWebServices.pdf");
+    let pdf = pdf.to_str().unwrap();
+    let earlier = "What is the total amount?";
+    let first = trace_dir_of(&docintel(&["ask", pdf, earlier, "--json", "--out", &out]));
+
+    let (base, server) = mock_openai_parsing(PARSE_DUE, vec![DUE], 2);
+    let follow = docintel_llm(
+        &base,
+        &["ask", pdf, "When is it due?", "--json", "--no-trace", "--follow-up", first.to_str().unwrap()],
+    );
+    assert!(follow.status.success(), "{}", String::from_utf8_lossy(&follow.stderr));
+    let bodies = server.join().unwrap();
+    let value: Value = serde_json::from_slice(&follow.stdout).unwrap();
+    assert_eq!(value["_meta"]["implementations"]["question"], "llm/0.1", "{:#}", value["_meta"]);
+    assert_eq!(value["_meta"]["follow_up"]["rewrite"], "When is the total amount due?");
+    assert_eq!(bodies.len(), 2, "the question parse and one generation call");
+    for body in &bodies {
+        let request: Value = serde_json::from_str(body).unwrap();
+        let prompts: String =
+            request["messages"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+        for absent in [earlier, "When is the total amount due?", "EARLIER TURNS"] {
+            assert!(!prompts.contains(absent), "{absent:?} reached a prompt:\n{prompts}");
+        }
+        assert!(prompts.contains("When is it due?"), "{prompts}");
+    }
 }

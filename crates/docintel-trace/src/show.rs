@@ -75,6 +75,15 @@ impl QuestionTrace {
             })
             .collect()
     }
+
+    /// The conversation up to and including this question, oldest first: the
+    /// earlier turns it was asked after (`_meta.follow_up`), then its own
+    /// question. What a follow-up of it is asked after (`docintel ask
+    /// --follow-up DIR`).
+    pub fn conversation(&self) -> Vec<String> {
+        let earlier = self.output.meta.follow_up.iter().flat_map(|f| f.previous_turns.iter().cloned());
+        earlier.chain(std::iter::once(self.output.question.clone())).collect()
+    }
 }
 
 /// Reads the question folder `dir`. Fails with [`TraceError::Missing`]
@@ -195,6 +204,12 @@ pub fn render(trace: &QuestionTrace) -> String {
     let _ = writeln!(s, "question: {}", out.question);
     if q.corrected_question != q.original_question {
         let _ = writeln!(s, "  corrected: {}", q.corrected_question);
+    }
+    if let Some(follow_up) = &meta.follow_up {
+        let _ = writeln!(s, "  after: {}", follow_up.previous_turns.join(" | "));
+        if let Some(rewrite) = &follow_up.rewrite {
+            let _ = writeln!(s, "  searched as: {rewrite}");
+        }
     }
     let _ = writeln!(s, "document: {}", out.document);
 
