@@ -195,10 +195,15 @@ pub(crate) struct AskRequest {
     document: Option<String>,
     /// Documents the index may open (default 3, at most 10).
     candidates: Option<usize>,
+    /// The conversation's earlier questions, oldest first (at most
+    /// [`docintel::MAX_PREVIOUS_TURNS`], each checked as a question): a
+    /// follow-up is rewritten from them for retrieval only.
+    #[serde(default)]
+    history: Vec<String>,
 }
 
-/// `POST /v1/ask`: `{question, document?, candidates?}` → the object `docintel
-/// kb ask --json` prints for the tenant's knowledge base.
+/// `POST /v1/ask`: `{question, document?, candidates?, history?}` → the
+/// object `docintel kb ask --json` prints for the tenant's knowledge base.
 pub(crate) async fn ask(
     State(state): State<Arc<AppState>>,
     Tenant(t): Tenant,
@@ -208,6 +213,7 @@ pub(crate) async fn ask(
         ApiError::new(StatusCode::BAD_REQUEST, "bad_json", format!("the body is not an ask request: {e}"))
     })?;
     let question = checked_question(&request.question)?;
+    let history = checked_history(&request.history)?;
     if let Some(id) = &request.document {
         crate::pages::check_id(id)?;
     }
@@ -216,13 +222,11 @@ pub(crate) async fn ask(
     let (answer, trace) = blocking(&state, move || {
         let kb = &shared.tenants[t].kb;
         // With `--traces`, the trace goes where `kb ask --out KB/traces` would write it.
-        let traced;
-        let options = if shared.traces {
-            traced = docintel::AskOptions { out_dir: Some(kb.join(crate::traces::TRACES)), ..shared.options.clone() };
-            &traced
-        } else {
-            &shared.options
-        };
+        let mut options = docintel::AskOptions { previous_turns: history, ..shared.options.clone() };
+        if shared.traces {
+            options.out_dir = Some(kb.join(crate::traces::TRACES));
+        }
+        let options = &options;
         let mut answer = match &request.document {
             Some(id) => docintel_kb::ask_document(kb, &shared.engine, &question, options, id)?,
             None => docintel_kb::ask(kb, &shared.engine, &question, options, candidates)?,
@@ -254,6 +258,24 @@ fn checked_question(question: &str) -> Result<String, ApiError> {
         return Err(bad(format!("the question is {n} characters long (at most {MAX_QUESTION_CHARS})")));
     }
     Ok(question.to_owned())
+}
+
+/// The earlier questions of `history`, each checked as a question (400
+/// `bad_history` naming the turn), at most [`docintel::MAX_PREVIOUS_TURNS`].
+fn checked_history(history: &[String]) -> Result<Vec<String>, ApiError> {
+    let bad = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_history", message);
+    if history.len() > docintel::MAX_PREVIOUS_TURNS {
+        return Err(bad(format!(
+            "the history holds {} questions (at most {})",
+            history.len(),
+            docintel::MAX_PREVIOUS_TURNS
+        )));
+    }
+    history
+        .iter()
+        .enumerate()
+        .map(|(i, turn)| checked_question(turn).map_err(|e| bad(format!("history[{i}]: {}", e.message))))
+        .collect()
 }
 
 #[cfg(test)]

@@ -207,6 +207,10 @@ fn the_page_highlights_the_cited_line_in_headless_chromium() {
 
     // The answer, and the status line the page ends on once the highlights are drawn.
     assert!(text_of(&dom, "answer-value").contains("4.11"), "{dom}");
+    // The question is kept for the next one (sent as its history) until "New conversation".
+    assert!(text_of(&dom, "conversation").contains("What is the total amount?"), "{dom}");
+    let new_conversation = &dom[dom.find("id=\"new-conversation\"").expect("a New conversation button")..];
+    assert!(!new_conversation[..new_conversation.find('>').unwrap()].contains("disabled"), "{dom}");
     let status = text_of(&dom, "status");
     assert!(status.contains("highlighted"), "status {status:?}\n{dom}");
     let citation = tags_of_class(&dom, "citation");

@@ -220,6 +220,49 @@ fn the_ask_json_is_what_kb_ask_json_prints() {
     assert_eq!(one["kb"]["candidates"].as_array().unwrap().len(), 1);
 }
 
+/// `history`: "What is its invoice date?" after "What does Amazon Web Services charge?" is
+/// searched as its rewrite, which picks the AWS invoice; the answer is what `kb ask
+/// --follow-up` gives, the rewrite in `_meta.follow_up`. A bad history is a 400.
+#[test]
+fn a_follow_up_is_asked_after_its_history() {
+    let f = fixture();
+    let addr = f.server.addr();
+    let question = "What is its invoice date?";
+    let history = ["What does Amazon Web Services charge?"];
+    let reply =
+        post_json(addr, "/v1/ask", Some(&f.key_a), &serde_json::json!({ "question": question, "history": history }));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    let served = reply.json();
+    assert_eq!(served["question"], question);
+    assert_eq!(served["kb"]["document_id"], f.aws_id.as_str(), "{served:#}");
+    assert_eq!(served["answer"]["items"][0]["value"]["iso"], "2014-08-03");
+    let rewrite = "What is the amazon web services charge's invoice date?";
+    assert_eq!(served["_meta"]["follow_up"], serde_json::json!({ "previous_turns": history, "rewrite": rewrite }));
+    assert_eq!(served["_meta"]["retrieval_rewrites"], serde_json::json!([rewrite]));
+    // As `kb ask` answers it after the same turns.
+    let options = AskOptions { previous_turns: history.map(str::to_owned).to_vec(), ..ask_options() };
+    let engine = Engine::new(&options).unwrap();
+    let direct = docintel_kb::ask(f.kb_a.path(), &engine, question, &options, docintel_kb::DEFAULT_CANDIDATES).unwrap();
+    let direct: Value = serde_json::from_str(&serde_json::to_string(&direct).unwrap()).unwrap();
+    assert_eq!(without_timings(served), without_timings(direct));
+    // Without history: no follow-up, the user's words only.
+    let alone = post_json(addr, "/v1/ask", Some(&f.key_a), &serde_json::json!({ "question": question })).json();
+    assert!(alone["_meta"].get("follow_up").is_none(), "{:#}", alone["_meta"]);
+    assert_eq!(alone["_meta"]["retrieval_rewrites"], serde_json::json!([]));
+
+    let ask = |history: Value| {
+        post_json(addr, "/v1/ask", Some(&f.key_a), &serde_json::json!({ "question": question, "history": history }))
+    };
+    let turns = |n: usize| Value::from(vec!["What is the total amount?"; n]);
+    assert_eq!(ask(turns(20)).status, 200, "20 turns are accepted");
+    assert_eq!(ask(turns(21)).error_code(400), "bad_history");
+    assert_eq!(ask(serde_json::json!(["What is the total?", "  "])).error_code(400), "bad_history");
+    assert!(ask(serde_json::json!(["?!"])).json()["error"]["message"].as_str().unwrap().starts_with("history[0]: "));
+    assert_eq!(ask(serde_json::json!(["x".repeat(4001)])).error_code(400), "bad_history");
+    assert_eq!(ask(serde_json::json!("What is the total?")).error_code(400), "bad_json");
+    assert_eq!(ask(serde_json::json!([1, 2])).error_code(400), "bad_json");
+}
+
 #[test]
 fn a_missing_or_wrong_key_is_401() {
     let f = fixture();

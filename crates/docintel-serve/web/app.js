@@ -7,12 +7,30 @@
 // session); `#key=KEY` gives the key in the fragment, which the browser never
 // sends: it is kept in the session and removed from the address bar. After
 // an ask, the address bar holds the link of that question.
+//
+// Conversation: the questions asked in the session are sent as `history`
+// with the next one (the last 20), so a follow-up ("When is it due?") is
+// read after them; "New conversation" forgets them.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const MAX_HISTORY = 20;
 let pageUrl = null;
 
 function key() { return sessionStorage.getItem("docintel-key") || ""; }
+
+function earlierTurns() {
+  try { return JSON.parse(sessionStorage.getItem("docintel-history") || "[]"); } catch (e) { return []; }
+}
+
+function setTurns(turns) {
+  sessionStorage.setItem("docintel-history", JSON.stringify(turns.slice(-MAX_HISTORY)));
+  const turnsNow = earlierTurns();
+  $("conversation").textContent = turnsNow.length
+    ? "Follow-up of " + turnsNow.length + " earlier question(s): " + turnsNow.map((q) => "“" + q + "”").join(", ")
+    : "";
+  $("new-conversation").disabled = turnsNow.length === 0;
+}
 
 function status(text, error) {
   $("status").textContent = text;
@@ -64,6 +82,14 @@ function showAnswer(body) {
   meta.textContent = a.answer_type + " · " + a.answer_shape + " · confidence " + Number(a.confidence).toFixed(2) +
     " · citations " + (body.citations_verified ? "verified" : "NOT verified") + " · " + body.kb.document_name;
   answer.append(value, meta);
+  const followUp = body._meta && body._meta.follow_up;
+  if (followUp && followUp.rewrite) {
+    const read = document.createElement("p");
+    read.className = "meta";
+    read.id = "answer-rewrite";
+    read.textContent = "Searched as: “" + followUp.rewrite + "”";
+    answer.append(read);
+  }
   for (const w of a.warnings || []) {
     const p = document.createElement("p");
     p.className = "meta";
@@ -164,6 +190,12 @@ document.addEventListener("DOMContentLoaded", () => {
     event.preventDefault();
     ask();
   });
+  $("new-conversation").addEventListener("click", () => {
+    setTurns([]);
+    status("New conversation: the next question is asked alone.");
+    $("question").focus();
+  });
+  setTurns(earlierTurns());
   start();
 });
 
@@ -193,6 +225,8 @@ async function start() {
 async function ask() {
   const request = { question: $("question").value };
   if ($("document").value) request.document = $("document").value;
+  const earlier = earlierTurns();
+  if (earlier.length) request.history = earlier;
   status("Asking…");
   try {
     const body = await (await api("/v1/ask", {
@@ -202,6 +236,7 @@ async function ask() {
     if (request.document) link.set("doc", request.document);
     history.replaceState(null, "", location.pathname + "?" + link.toString());
     showAnswer(body);
+    setTurns(earlier.concat([request.question]));
     status("Answered.");
     const first = document.querySelector(".citation");
     if (first) await showCitation(first);
