@@ -290,8 +290,7 @@ const ACRONYM_WORDS: usize = 3;
 fn initials(text: &str) -> Option<String> {
     let skip = |w: &str| matches!(w.to_lowercase().as_str(), "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
     let words: Vec<&str> = text.split_whitespace().filter(|w| !skip(w)).collect();
-    let capitalised =
-        |w: &&str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic);
+    let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic);
     (words.len() >= ACRONYM_WORDS && words.iter().all(capitalised))
         .then(|| words.iter().filter_map(|w| w.chars().next()).flat_map(char::to_lowercase).collect())
 }
