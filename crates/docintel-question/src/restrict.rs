@@ -342,23 +342,16 @@ pub(crate) fn constraints(text: &str, tokens: &[Token<'_>], language: Option<&st
             continue;
         }
         // A negated name stays negated: "non-U.S. sales" restricts to
-        // what is not U.S., the opposite of "U.S.".
+        // what is not U.S., the opposite of "U.S.". A bound prefix and its
+        // word are one name ("Co-Host", which the reader reads as one word,
+        // `cohost`): "Host" alone is printed nowhere in a co-hosting
+        // agreement.
         if let Some((prefix, rest)) = word.split_once('-')
-            && prefix.eq_ignore_ascii_case("non")
-            && is_name_like(rest)
-        {
-            push(word.to_owned(), &mut out);
-            i += if possessive(i) { 2 } else { 1 };
-            continue;
-        }
-        // A bound prefix and its word are one name ("Co-Host", which the
-        // reader reads as one word, `cohost`): "Host" alone is printed
-        // nowhere in a co-hosting agreement.
-        if let Some((prefix, rest)) = word.split_once('-')
-            && docintel_schema::text::is_bound_prefix(prefix)
-            && !rest.contains('-')
-            && rest.chars().next().is_some_and(char::is_alphabetic)
-            && rest.chars().count() > 1
+            && ((prefix.eq_ignore_ascii_case("non") && is_name_like(rest))
+                || (docintel_schema::text::is_bound_prefix(prefix)
+                    && !rest.contains('-')
+                    && rest.chars().next().is_some_and(char::is_alphabetic)
+                    && rest.chars().count() > 1))
         {
             push(word.to_owned(), &mut out);
             i += if possessive(i) { 2 } else { 1 };

@@ -18,7 +18,7 @@
 use docintel_schema::ParsedDocument;
 
 use super::evidence::{folded, words_of};
-use super::stats::{DocStats, spells};
+use super::stats::{DocStats, is_acronym_joiner, spells};
 
 /// Share of the pages a constraint must be on to name the document.
 const DOCUMENT_SHARE: f64 = 0.4;
@@ -288,8 +288,7 @@ const ACRONYM_WORDS: usize = 3;
 /// more, short joining words skipped ("Annual General Meeting" → `agm`,
 /// "Department of Homeland Security" → `dhs`); `None` for anything else.
 fn initials(text: &str) -> Option<String> {
-    let skip = |w: &str| matches!(w.to_lowercase().as_str(), "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
-    let words: Vec<&str> = text.split_whitespace().filter(|w| !skip(w)).collect();
+    let words: Vec<&str> = text.split_whitespace().filter(|w| !is_acronym_joiner(&w.to_lowercase())).collect();
     let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase) && w.chars().all(char::is_alphabetic);
     (words.len() >= ACRONYM_WORDS && words.iter().all(capitalised))
         .then(|| words.iter().filter_map(|w| w.chars().next()).flat_map(char::to_lowercase).collect())

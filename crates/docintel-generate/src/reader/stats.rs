@@ -226,9 +226,15 @@ fn fingerprint(document: &ParsedDocument) -> u64 {
 /// Whether a run of words of `text` (folded) has initials spelling
 /// `acronym` (folded: `ncd` → "no claim discount"), short joining words
 /// skipped.
+/// A short joining word an acronym skips ("Department OF Homeland
+/// Security" is DHS), folded.
+pub(crate) fn is_acronym_joiner(word: &str) -> bool {
+    matches!(word, "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et")
+}
+
 pub(crate) fn spells(text: &str, acronym: &str) -> bool {
     let letters: Vec<char> = acronym.chars().collect();
-    let skip = |w: &str| matches!(w, "and" | "of" | "the" | "for" | "de" | "des" | "du" | "et");
+    let skip = is_acronym_joiner;
     let words: Vec<&str> = text.split_whitespace().collect();
     (0..words.len()).any(|start| {
         let mut k = 0;
