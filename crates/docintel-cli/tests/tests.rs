@@ -1395,6 +1395,27 @@ fn ask_follow_up_reads_the_earlier_questions_from_a_trace_folder() {
     // The trace records the turns: a follow-up of the follow-up is asked after both.
     let recorded: Value = serde_json::from_slice(&std::fs::read(second.join("answer.json")).unwrap()).unwrap();
     assert_eq!(recorded["_meta"]["follow_up"], value["_meta"]["follow_up"]);
+    // One follow-up asked in two conversations keeps two traces; the replay
+    // checks each folder's name against its question and turns.
+    let other = trace_dir_of(&docintel(&["ask", pdf, "What is the invoice number?", "--json", "--out", &out]));
+    let elsewhere = trace_dir_of(&docintel(&[
+        "ask",
+        pdf,
+        "When is it due?",
+        "--json",
+        "--out",
+        &out,
+        "--follow-up",
+        other.to_str().unwrap(),
+    ]));
+    assert_ne!(elsewhere, second);
+    assert!(second.join("answer.json").is_file() && elsewhere.join("answer.json").is_file());
+    for dir in [&second, &elsewhere] {
+        let replay = docintel(&["trace", "replay", dir.to_str().unwrap(), "--json"]);
+        let report: Value = serde_json::from_slice(&replay.stdout).unwrap();
+        let question = report["checks"].as_array().unwrap().iter().find(|c| c["what"] == "question").cloned();
+        assert_eq!(question.unwrap()["identical"], true, "{report:#}");
+    }
     let show = docintel(&["trace", "show", second.to_str().unwrap()]);
     let text = String::from_utf8(show.stdout).unwrap();
     assert!(
@@ -1467,5 +1488,12 @@ fn a_follow_up_s_earlier_turns_reach_no_model_prompt() {
             assert!(!prompts.contains(absent), "{absent:?} reached a prompt:\n{prompts}");
         }
         assert!(prompts.contains("When is it due?"), "{prompts}");
+        // The rewrite's keywords search, but the prompt's keyword line is
+        // the user's own words.
+        if let Some(line) = prompts.lines().find(|l| l.starts_with("KEYWORDS:")) {
+            assert!(!line.to_lowercase().contains("total"), "a rewrite keyword reached the prompt: {line}");
+            assert!(line.contains("due"), "{line}");
+        }
     }
+    assert!(bodies.iter().any(|b| b.contains("KEYWORDS:")), "no generation prompt was sent");
 }

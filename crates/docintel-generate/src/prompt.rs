@@ -216,7 +216,12 @@ pub const PASSAGE_HEADER: &str = "GLOBAL_LINE\tpage\tline_in_page\ttext";
 pub fn build_user_prompt(parsed: &ParsedQuestion, document: &ParsedDocument, passages: &[Passage]) -> String {
     let mut out = String::new();
     out.push_str(&format!("QUESTION: {}\n", parsed.generation.original_question.trim()));
-    let keywords: Vec<&str> = parsed.plain_keywords().map(|k| k.text.as_str()).collect();
+    // A follow-up's rewrite is for retrieval only: its keywords are not shown.
+    let keywords: Vec<&str> = parsed
+        .plain_keywords()
+        .filter(|k| !parsed.retrieval.follow_up_keywords.contains(&k.text))
+        .map(|k| k.text.as_str())
+        .collect();
     out.push_str(&format!(
         "KEYWORDS: {}\n\n",
         if keywords.is_empty() { "(none)".to_owned() } else { keywords.join(", ") }

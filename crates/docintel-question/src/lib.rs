@@ -278,6 +278,15 @@ impl RuleParser {
             return Ok(parsed);
         };
         let resolved = self.parse_question(&rewrite, profile)?;
+        // The user's own words stay what a prompt may show; what only the
+        // rewrite brought is searched, never shown.
+        let own: std::collections::HashSet<String> = parsed.keywords.iter().map(|k| k.text.to_lowercase()).collect();
+        parsed.retrieval.follow_up_keywords = resolved
+            .keywords
+            .iter()
+            .filter(|k| !own.contains(&k.text.to_lowercase()))
+            .map(|k| k.text.clone())
+            .collect();
         parsed.keywords = resolved.keywords;
         parsed.matched_concept = resolved.matched_concept;
         parsed.retrieval.anchor_keywords = resolved.retrieval.anchor_keywords;

@@ -693,6 +693,7 @@ impl<L: LanguageModel> LlmQuestionParser<L> {
                 section_hint: hints.toc_section_hint.clone(),
                 pages,
                 scope,
+                follow_up_keywords: Vec::new(),
             },
             generation: docintel_schema::GenerationBrief {
                 original_question: question.to_owned(),

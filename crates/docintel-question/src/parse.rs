@@ -426,6 +426,7 @@ impl RuleParser {
                 section_hint: section.map(|s| s.hint),
                 pages,
                 scope,
+                follow_up_keywords: Vec::new(),
             },
             generation: GenerationBrief {
                 original_question: question.to_owned(),

@@ -1,6 +1,7 @@
 //! The parsed question on disk: the full [`ParsedQuestion`] as JSON under
 //! `<out>/<document-stem>/questions/<slug>/parsed_question.json`, the slug
-//! being [`docintel_schema::slug::question_slug`] of the user's question.
+//! being [`docintel_schema::slug::turns_slug`] of the user's question and the
+//! earlier turns it was asked after.
 //!
 //! The file is a `ParsedQuestion` object with one extra key, `_cache`, that
 //! holds the cache key: the hash of the document profile the question was
@@ -19,7 +20,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use docintel_schema::slug::question_slug;
+use docintel_schema::slug::turns_slug;
 use docintel_schema::{DocumentProfile, ParsedQuestion};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -83,10 +84,11 @@ pub fn profile_hash(profile: &DocumentProfile) -> String {
     Sha256::digest(&json).iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// `<out_dir>/<document key>/questions/<slug of question>/parsed_question.json` (the key:
-/// [`docintel_schema::slug::document_key`]).
-pub fn parsed_question_path(out_dir: &Path, document_key: &str, question: &str) -> PathBuf {
-    out_dir.join(document_key).join("questions").join(question_slug(question)).join(PARSED_QUESTION_FILE)
+/// `<out_dir>/<document key>/questions/<slug>/parsed_question.json` (the key:
+/// [`docintel_schema::slug::document_key`]; the slug:
+/// [`docintel_schema::slug::turns_slug`] of the question and the earlier turns).
+pub fn parsed_question_path(out_dir: &Path, document_key: &str, question: &str, previous_turns: &[String]) -> PathBuf {
+    out_dir.join(document_key).join("questions").join(turns_slug(question, previous_turns)).join(PARSED_QUESTION_FILE)
 }
 
 /// Writes `parsed` (keyed by its `original_question`) for `document_path`
@@ -99,7 +101,7 @@ pub fn save_parsed_question(
     previous_turns: &[String],
     parsed: &ParsedQuestion,
 ) -> Result<PathBuf, PersistError> {
-    let path = parsed_question_path(out_dir, document_key, &parsed.original_question);
+    let path = parsed_question_path(out_dir, document_key, &parsed.original_question, previous_turns);
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| PersistError::Io { path, source }
@@ -139,7 +141,7 @@ pub fn load_parsed_question(
     question: &str,
     previous_turns: &[String],
 ) -> Result<Option<ParsedQuestion>, PersistError> {
-    let path = parsed_question_path(out_dir, document_key, question);
+    let path = parsed_question_path(out_dir, document_key, question, previous_turns);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -227,10 +229,13 @@ mod tests {
         assert_eq!(load(&premium), None, "nor one made after other turns");
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(json["_cache"]["previous_turns"], json!(total));
-        // And the record of the question alone is never served to a follow-up.
-        save_parsed_question(&out, document, &pdf_profile(), &[], &alone).unwrap();
+        // The record of the question alone has its own folder: each record is
+        // served to its own turns, and neither replaces the other.
+        let alone_path = save_parsed_question(&out, document, &pdf_profile(), &[], &alone).unwrap();
+        assert_ne!(alone_path, path);
         assert_eq!(load(&[]), Some(alone));
-        assert_eq!(load(&total), None);
+        assert_eq!(load(&total), Some(after_total));
+        assert_eq!(load(&premium), None);
         std::fs::remove_dir_all(&out).unwrap();
     }
 
@@ -257,7 +262,7 @@ mod tests {
         let out = dir.path().to_path_buf();
         let document = "doc-0123456789ab";
         let question = "What is the total?";
-        let path = parsed_question_path(&out, document, question);
+        let path = parsed_question_path(&out, document, question, &[]);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let parsed = RuleParser::new().parse(question, &pdf_profile()).unwrap();
         std::fs::write(&path, serde_json::to_string(&parsed).unwrap()).unwrap();
@@ -272,7 +277,7 @@ mod tests {
 
     #[test]
     fn paths_are_stable() {
-        let path = parsed_question_path(Path::new("out"), "contract-0123456789ab", "What's the limit?");
+        let path = parsed_question_path(Path::new("out"), "contract-0123456789ab", "What's the limit?", &[]);
         assert_eq!(
             path,
             Path::new("out/contract-0123456789ab/questions/what-s-the-limit-9a877ee4/parsed_question.json")

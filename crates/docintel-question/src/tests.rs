@@ -761,11 +761,11 @@ fn slugs_are_stable_and_readable() {
         ("policy-0123456789ab", "What's the limit?", "policy-0123456789ab/questions/what-s-the-limit-9a877ee4"),
     ];
     for (document, question, expected) in cases {
-        let path = parsed_question_path(std::path::Path::new("out"), document, question);
+        let path = parsed_question_path(std::path::Path::new("out"), document, question, &[]);
         assert_eq!(path, std::path::Path::new("out").join(expected).join("parsed_question.json"), "{question}");
     }
-    let a = parsed_question_path(std::path::Path::new("out"), "x-0123456789ab", "What is the premium for 2021?");
-    let b = parsed_question_path(std::path::Path::new("out"), "x-0123456789ab", "What is the premium for 2022?");
+    let a = parsed_question_path(std::path::Path::new("out"), "x-0123456789ab", "What is the premium for 2021?", &[]);
+    let b = parsed_question_path(std::path::Path::new("out"), "x-0123456789ab", "What is the premium for 2022?", &[]);
     assert_ne!(a, b);
 }
 

@@ -204,6 +204,10 @@ pub struct RetrievalQuery {
     pub pages: Vec<u32>,
     /// Scope restrictions.
     pub scope: ScopeFilters,
+    /// Keywords that came from a follow-up's rewrite only (not from the
+    /// user's own words): retrieval searches them, no prompt shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub follow_up_keywords: Vec<String>,
 }
 
 /// A pair of things the answer must not confuse.
@@ -392,6 +396,7 @@ impl ParsedQuestion {
                 section_hint: None,
                 pages: Vec::new(),
                 scope: ScopeFilters::default(),
+                follow_up_keywords: Vec::new(),
             },
             generation: GenerationBrief {
                 original_question: question.to_owned(),

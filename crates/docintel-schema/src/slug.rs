@@ -25,6 +25,35 @@ pub fn question_slug(question: &str) -> String {
     if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
 }
 
+/// The slug of `question` asked after `previous_turns` (oldest first): the
+/// question's readable prefix, and a hash over the question and every turn,
+/// so one follow-up asked in two conversations gets two folders. With no
+/// turns it is [`question_slug`].
+///
+/// ```
+/// use docintel_schema::slug::{question_slug, turns_slug};
+/// let q = "And when is it due?";
+/// assert_eq!(turns_slug(q, &[]), question_slug(q));
+/// let a = turns_slug(q, &["What is the total?".to_owned()]);
+/// let b = turns_slug(q, &["What is the deposit?".to_owned()]);
+/// assert!(a.starts_with("and-when-is-it-due-") && a != b && a != question_slug(q));
+/// ```
+pub fn turns_slug(question: &str, previous_turns: &[String]) -> String {
+    if previous_turns.is_empty() {
+        return question_slug(question);
+    }
+    let prefix = readable(question.trim());
+    let mut hasher = Sha256::new();
+    hasher.update(question.as_bytes());
+    for turn in previous_turns {
+        // A record separator: the turns ["a b"] and ["a", "b"] differ.
+        hasher.update([0x1e]);
+        hasher.update(turn.as_bytes());
+    }
+    let hash: String = hasher.finalize().iter().take(4).map(|b| format!("{b:02x}")).collect();
+    if prefix.is_empty() { hash } else { format!("{prefix}-{hash}") }
+}
+
 /// `text` lower-cased, letters and digits kept, other runs folded to one `-`, at most
 /// [`PREFIX_CHARS`] characters, no `-` at either end.
 fn readable(text: &str) -> String {

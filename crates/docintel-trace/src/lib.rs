@@ -28,7 +28,7 @@
 //! ```
 //! use std::path::Path;
 //! let key = docintel_schema::slug::document_key("a/invoice.pdf", &"ab".repeat(32));
-//! let dir = docintel_trace::question_dir(Path::new("out"), &key, "What is the total?");
+//! let dir = docintel_trace::question_dir(Path::new("out"), &key, "What is the total?", &[]);
 //! assert!(dir.to_string_lossy().starts_with("out/invoice-abababababab/questions/what-is-the-total-"));
 //! ```
 
@@ -44,7 +44,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use docintel_schema::slug::question_slug;
+use docintel_schema::slug::turns_slug;
 use docintel_schema::trace::TRACE_FORMAT_VERSION;
 use docintel_schema::{AskOutput, TraceEvent, TraceSink};
 use serde::Serialize;
@@ -145,9 +145,11 @@ pub fn document_dir(out_root: &Path, document_key: &str) -> PathBuf {
     out_root.join(document_key)
 }
 
-/// The folder of one question's trace: `<out>/<document key>/questions/<slug>`.
-pub fn question_dir(out_root: &Path, document_key: &str, question: &str) -> PathBuf {
-    document_dir(out_root, document_key).join("questions").join(question_slug(question))
+/// The folder of one question's trace: `<out>/<document key>/questions/<slug>`,
+/// the slug keyed by the question and the earlier turns it was asked after
+/// ([`docintel_schema::slug::turns_slug`]; none for a question asked alone).
+pub fn question_dir(out_root: &Path, document_key: &str, question: &str, previous_turns: &[String]) -> PathBuf {
+    document_dir(out_root, document_key).join("questions").join(turns_slug(question, previous_turns))
 }
 
 /// Writes `pipeline_trace.json` and `answer.json` into `dir` (created if

@@ -185,7 +185,8 @@ pub(crate) fn answer(
                 out_dir,
                 &key,
                 question,
-                Some((&document.profile, &options.previous_turns[..], &parsed)),
+                &options.previous_turns,
+                Some((&document.profile, &parsed)),
                 &all_events,
                 output,
             )

@@ -114,9 +114,8 @@ impl Engine {
         run.events.insert(0, document_event(path, &sha256, &key));
         let output = match &options.out_dir {
             Some(out_dir) => {
-                let saved =
-                    parsed_to_save.as_ref().map(|parsed| (&document.profile, &options.previous_turns[..], parsed));
-                write_trace(out_dir, &key, question, saved, &run.events, run.output)?
+                let saved = parsed_to_save.as_ref().map(|parsed| (&document.profile, parsed));
+                write_trace(out_dir, &key, question, &options.previous_turns, saved, &run.events, run.output)?
             }
             None => run.output,
         };

@@ -33,9 +33,8 @@ pub(crate) fn document_event(path: &Path, sha256: &str, key: &str) -> TraceEvent
     .into()
 }
 
-/// Writes the question folder `<out>/<key>/questions/<question>` — the parsed
-/// question when `parsed` is given (with the profile and earlier turns it was
-/// parsed for), then
+/// Writes the question folder `<out>/<key>/questions/<question and turns>` — the parsed
+/// question when `parsed` is given (with the profile it was parsed for), then
 /// the trace and the answer — and returns the answer with its `trace_dir`. A
 /// failed write is [`PipelineError::NotWritten`], carrying the answer (its
 /// `trace_dir` unset) for the caller to print.
@@ -43,16 +42,19 @@ pub(crate) fn write_trace(
     out_dir: &Path,
     key: &str,
     question: &str,
-    parsed: Option<(&DocumentProfile, &[String], &ParsedQuestion)>,
+    previous_turns: &[String],
+    parsed: Option<(&DocumentProfile, &ParsedQuestion)>,
     events: &[TraceEvent],
     mut output: AskOutput,
 ) -> Result<AskOutput, PipelineError> {
-    let dir = docintel_trace::question_dir(out_dir, key, question);
+    let dir = docintel_trace::question_dir(out_dir, key, question, previous_turns);
     output.meta.trace_dir = Some(dir.display().to_string());
     let written = match parsed {
-        Some((profile, turns, parsed)) => docintel_question::save_parsed_question(out_dir, key, profile, turns, parsed)
-            .map(|_| ())
-            .map_err(|e| e.to_string()),
+        Some((profile, parsed)) => {
+            { docintel_question::save_parsed_question(out_dir, key, profile, previous_turns, parsed) }
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
         None => Ok(()),
     }
     .and_then(|()| docintel_trace::write_question_trace(&dir, events, &output).map_err(|e| e.to_string()));

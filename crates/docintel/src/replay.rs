@@ -146,9 +146,10 @@ fn document_check(path: &Path, recorded_hash: Option<&str>) -> ReplayCheck {
 /// the trace folder's name.
 fn question_check(dir: &Path, trace: &QuestionTrace, parsed: &ParsedQuestion) -> ReplayCheck {
     let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let turns = trace.output.meta.follow_up.as_ref().map(|f| f.previous_turns.clone()).unwrap_or_default();
     let same_question = trace.output.question == parsed.original_question
         && trace.parsed_question.original_question == parsed.original_question
-        && folder == docintel_schema::slug::question_slug(&parsed.original_question);
+        && folder == docintel_schema::slug::turns_slug(&parsed.original_question, &turns);
     ReplayCheck {
         what: "question".into(),
         identical: same_question,
