@@ -445,7 +445,7 @@ pub(crate) fn load(kb: &Path, manifest: &Manifest, key: Option<&KbKey>) -> Resul
                     let rows = text
                         .lines()
                         .filter(|l| !l.trim().is_empty())
-                        .map(|l| serde_json::from_str(l))
+                        .map(serde_json::from_str)
                         .collect::<Result<Vec<StructuredRow>, _>>()
                         .map_err(|e| KbError::Corrupt { path: path.display().to_string(), reason: e.to_string() })?;
                     Some(StructuredIndex { report, rows })
