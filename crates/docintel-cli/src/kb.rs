@@ -197,6 +197,9 @@ fn add(args: KbAddArgs) -> anyhow::Result<()> {
         for failure in &report.failed {
             writeln!(stdout, "failed: {}", escape_controls(&failure.error))?;
         }
+        if let Some(structured) = &report.structured {
+            writeln!(stdout, "{}", escape_controls(&structured.summary()))?;
+        }
         writeln!(
             stdout,
             "{}: added {}, unchanged {}, replaced {}, failed {} ({:.1} s)",
@@ -232,6 +235,16 @@ fn ask(args: KbAskArgs) -> anyhow::Result<()> {
         writeln!(stdout)?;
     } else {
         let candidates: Vec<&str> = answer.kb.candidates.iter().map(|c| c.name.as_str()).collect();
+        if let Some(structured) = &answer.kb.structured {
+            // A counting question: the count, then every counted document, cited.
+            let text = format!(
+                "{}\n{}answered from the structured index (every document checked)\n",
+                structured.summary,
+                render_answer(&answer.output)
+            );
+            write!(stdout, "{}", escape_controls(&text))?;
+            return Ok(());
+        }
         let text = format!(
             "{}document: {} ({}) · candidates: {}\n",
             render_answer(&answer.output),
@@ -262,6 +275,9 @@ fn list(args: KbListArgs) -> anyhow::Result<()> {
     text.push_str(&format!("{} document(s), {} failed file(s)\n", manifest.documents.len(), manifest.failures.len()));
     if let Some(encryption) = &manifest.encryption {
         text.push_str(&format!("encrypted ({}): line and chunk text sealed per tenant key\n", encryption.aead));
+        text.push_str("structured index: sealed with the key (its fields are document text)\n");
+    } else if let Some(report) = docintel_kb::structured_report(&args.kb)? {
+        text.push_str(&format!("{}\n", report.summary()));
     }
     write!(stdout, "{}", escape_controls(&text))?;
     Ok(())

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use docintel::schema::{AskOutput, DocumentFormat, DocumentProfile};
+use docintel::schema::{AskOutput, DocumentFormat, DocumentProfile, ParsedQuestion};
 use docintel::{AskOptions, Corpus, Engine, PipelineError};
 use serde::Serialize;
 
@@ -20,6 +20,8 @@ use crate::manifest::{self, DocEntry, Manifest};
 use crate::questions::{self, QuestionRow};
 use crate::seal::KbKey;
 use crate::store;
+use crate::structured;
+use crate::tabulate::{self, StructuredAnswer, TABULATE_NAME};
 
 /// Documents opened per question by default.
 pub const DEFAULT_CANDIDATES: usize = 3;
@@ -52,6 +54,11 @@ pub struct KbMeta {
     pub search_ms: u64,
     /// See `search_ms`.
     pub load_ms: u64,
+    /// A counting, filtering or grouping question: what the structured
+    /// index answered (`tabulate`); then the answer lists every counted
+    /// document and `document_id` / `document_name` are empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<StructuredAnswer>,
 }
 
 /// A document the index proposed.
@@ -117,6 +124,15 @@ pub fn ask_keyed(
         .parse_with_history(question, &options.previous_turns, &neutral_profile())
         .map_err(|e| KbError::Pipeline(PipelineError::Brick { brick: "question", source: Box::new(e) }))?;
     let keywords: Vec<(String, f32)> = parsed.plain_keywords().map(|k| (k.text.clone(), k.weight)).collect();
+    // Counting, filtering and grouping questions go to the structured index
+    // (decided in code by the question brick), never to the full-text search.
+    if let Some(aggregate) = docintel::aggregate::parse_aggregate(question) {
+        let index = structured::load(kb, &manifest, key)?;
+        let search_ms = started.elapsed().as_millis() as u64;
+        let answer = structured_answer(kb, &manifest, &index, &aggregate, &parsed, question, search_ms);
+        append_row(kb, &answer, &parsed, question, keywords, asked, key);
+        return Ok(answer);
+    }
     let hits = search(kb, &manifest, &keywords, candidates.max(1))?;
     let search_ms = started.elapsed().as_millis() as u64;
 
@@ -152,9 +168,26 @@ pub fn ask_keyed(
         citations,
         search_ms,
         load_ms,
+        structured: None,
     };
+    let answer = KbAnswer { output, kb: kb_meta };
+    append_row(kb, &answer, &parsed, question, keywords, asked, key);
+    Ok(answer)
+}
+
+/// Appends the question's row to the question table; the answer stands
+/// even when the table cannot be written (a read-only copy).
+fn append_row(
+    kb: &Path,
+    answer: &KbAnswer,
+    parsed: &ParsedQuestion,
+    question: &str,
+    keywords: Vec<(String, f32)>,
+    asked: Instant,
+    key: Option<&KbKey>,
+) {
     let (time, unix_ms) = questions::now();
-    let feedback = &output.answer.feedback;
+    let feedback = &answer.output.answer.feedback;
     let row = QuestionRow {
         time,
         unix_ms,
@@ -166,19 +199,121 @@ pub fn ask_keyed(
         answer_type: parsed.answer_type.clone(),
         keywords: Some(keywords.into_iter().map(|(k, _)| k).collect()),
         sealed: None,
-        candidates: kb_meta.candidates.iter().map(|c| c.id.clone()).collect(),
-        document_id: kb_meta.document_id.clone(),
-        document_name: kb_meta.document_name.clone(),
+        candidates: answer.kb.candidates.iter().map(|c| c.id.clone()).collect(),
+        document_id: answer.kb.document_id.clone(),
+        document_name: answer.kb.document_name.clone(),
         outcome: if feedback.answer_found { "answered" } else { "not_found" }.into(),
         confidence: feedback.confidence,
-        citations_verified: output.citations_verified,
+        citations_verified: answer.output.citations_verified,
         ms: asked.elapsed().as_millis() as u64,
     };
-    // The answer stands even when the table cannot be written (a read-only copy).
     if let Err(error) = questions::append(kb, row, key) {
         tracing::warn!("question table not written: {error}");
     }
-    Ok(KbAnswer { output, kb: kb_meta })
+}
+
+/// The answer of a counting, filtering or grouping question from the
+/// structured index: `kb ask`'s object with one item per counted document,
+/// each span citing the value it was counted on, `kb.citations` naming the
+/// document of each, and `kb.structured` the count, the groups and the
+/// fields read (or why the question was refused).
+#[allow(clippy::too_many_arguments)]
+fn structured_answer(
+    kb: &Path,
+    manifest: &Manifest,
+    index: &structured::StructuredIndex,
+    aggregate: &docintel::aggregate::AggregateQuestion,
+    parsed: &ParsedQuestion,
+    question: &str,
+    search_ms: u64,
+) -> KbAnswer {
+    let started = Instant::now();
+    let tabulated = tabulate::tabulate(index, aggregate);
+    let mut citations = Vec::new();
+    // One item per counted document, in the same order.
+    for (counted, item) in tabulated.counted.iter().zip(&tabulated.answer.items) {
+        for span in &item.spans {
+            citations.push(Citation {
+                document_id: counted.row.document_id.clone(),
+                document: counted.row.name.clone(),
+                page: span.page,
+                line_start: span.line_start,
+                line_end: span.line_end,
+            });
+        }
+    }
+    let mut implementations = std::collections::BTreeMap::new();
+    implementations.insert("question".to_owned(), parsed.parser.clone());
+    implementations.insert("kb".to_owned(), TABULATE_NAME.to_owned());
+    let mut timings = std::collections::BTreeMap::new();
+    timings.insert("structured_index".to_owned(), started.elapsed().as_millis() as u64);
+    let meta = docintel::schema::Meta {
+        docintel_version: env!("CARGO_PKG_VERSION").to_owned(),
+        decomposition: parsed.decomposition.pattern,
+        activations: parsed.activations.clone(),
+        chunk_strategy: parsed.chunk_strategy,
+        suggested_model: parsed.suggested_model.clone(),
+        matched_concept: parsed.matched_concept.clone(),
+        ambiguity_reason: None,
+        suggested_clarification: None,
+        retrieval_rewrites: Vec::new(),
+        follow_up: None,
+        parsed_question_cached: false,
+        skipped: Vec::new(),
+        parsing_notes: parsed.parsing_notes.clone(),
+        retrieval_notes: vec![format!(
+            "counting, filtering or grouping question: answered from the structured index ({}), every document checked",
+            index.report.summary()
+        )],
+        generation_notes: Vec::new(),
+        iterations: 0,
+        retrieval_methods_used: vec!["structured_index".to_owned()],
+        implementations,
+        model: None,
+        prompt_versions: std::collections::BTreeMap::new(),
+        fragments_applied: Vec::new(),
+        chunk_strategy_executed: "structured_index".to_owned(),
+        exit: if tabulated.structured.refused.is_some() { "not_found" } else { "sufficient" }.to_owned(),
+        passages_shown: Vec::new(),
+        tokens_in: 0,
+        tokens_out: 0,
+        cost_usd: 0.0,
+        llm_usage: std::collections::BTreeMap::new(),
+        timings_ms: timings,
+        document_diagnostics: Vec::new(),
+        citation_problems: Vec::new(),
+        citation_value_checks: vec![true; tabulated.answer.items.len()],
+        trace_dir: None,
+        corpus: None,
+    };
+    let output = AskOutput {
+        question: question.to_owned(),
+        document: kb.display().to_string(),
+        answer: tabulated.answer,
+        // Every quote is the value copied from its cited line when the index was built.
+        citations_verified: true,
+        custom_answer: None,
+        meta,
+    };
+    let candidates = manifest
+        .documents
+        .iter()
+        .filter(|d| tabulated.counted.iter().any(|c| c.row.document_id == d.id))
+        .map(|d| Candidate { id: d.id.clone(), name: d.name.clone(), score: 0.0 })
+        .collect();
+    KbAnswer {
+        output,
+        kb: KbMeta {
+            dir: kb.display().to_string(),
+            document_id: String::new(),
+            document_name: String::new(),
+            candidates,
+            citations,
+            search_ms,
+            load_ms: 0,
+            structured: Some(tabulated.structured),
+        },
+    }
 }
 
 /// The stored documents to open: the index's best `limit` for the question's

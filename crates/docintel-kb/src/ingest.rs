@@ -4,7 +4,9 @@
 //! is recorded in the manifest's failures and the rest go on), stored, and
 //! indexed. Every [`COMMIT_EVERY`] documents and at the end the index is
 //! committed and then the manifest written, so a killed `kb add` loses at
-//! most the documents since the last commit.
+//! most the documents since the last commit. Each stored document's fields
+//! are proposed as it is stored (`structured`), and the structured index is
+//! rebuilt from them at the end.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,6 +21,7 @@ use crate::index::{FullText, INDEX, Writer};
 use crate::manifest::{self, DocEntry, Failure, Manifest};
 use crate::seal::{KbKey, KeyCheck};
 use crate::store::{self, DOCS};
+use crate::structured::{self, StructuredReport};
 
 /// Documents indexed between two commits.
 pub const COMMIT_EVERY: usize = 8;
@@ -36,6 +39,8 @@ pub struct AddReport {
     pub failed: Vec<Failure>,
     /// Whether the knowledge base was of another format and was re-indexed.
     pub reindexed: bool,
+    /// The structured index rebuilt after the add: fields kept and dropped.
+    pub structured: Option<StructuredReport>,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -125,6 +130,7 @@ pub fn add_keyed(
 
     let mut since_commit = 0;
     let mut obsolete = Vec::new();
+    let dictionary = docintel::ExpertDictionary::builtin();
     parse_all(&pending, threads.max(1), progress, &mut |p, result| {
         let document = match result {
             Ok(document) => document,
@@ -133,7 +139,7 @@ pub fn add_keyed(
                 return Ok(());
             }
         };
-        let entry = store_one(kb, &mut writer, p, &document, key)?;
+        let entry = store_one(kb, &mut writer, p, &document, key, &dictionary)?;
         // An earlier version of the same file (other bytes) leaves the index in this commit.
         for old in manifest.documents.iter().filter(|d| d.source == entry.source && d.id != entry.id) {
             writer.delete(&old.id);
@@ -158,6 +164,7 @@ pub fn add_keyed(
     for id in &obsolete {
         store::remove_document(kb, id)?;
     }
+    report.structured = Some(structured::rebuild(kb, &manifest, key)?);
     report.replaced = obsolete;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
@@ -268,8 +275,10 @@ fn store_one(
     p: &Pending,
     document: &ParsedDocument,
     key: Option<&KbKey>,
+    dictionary: &docintel::ExpertDictionary,
 ) -> Result<DocEntry, KbError> {
     store::write_document(kb, &p.id, &p.sha256, document, key)?;
+    structured::write_fields(kb, &p.id, &structured::extract(document, dictionary), key)?;
     let name = p.path.file_name().map_or_else(|| p.path.display().to_string(), |n| n.to_string_lossy().into_owned());
     writer.add(&p.id, &name, document)?;
     Ok(DocEntry {

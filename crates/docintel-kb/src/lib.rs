@@ -9,6 +9,9 @@
 //! KB/docs/<id>/document.sealed  instead, encrypted (`--key-file`): see `seal`, `store`
 //! KB/index/                   the tantivy full-text index, one entry per document
 //! KB/questions.jsonl          the question table, one row per `kb ask`
+//! KB/structured.jsonl         the structured index, one row per document (`structured`)
+//! KB/structured.json          its report: fields kept and dropped
+//! KB/docs/<id>/fields.json    the fields proposed for one document
 //! ```
 //!
 //! [`add`] parses each new file once (`ingest`); [`ask`] searches the index
@@ -28,7 +31,10 @@
 //! Modules: `error` ([`KbError`]), `manifest`, `store` (the stored
 //! documents), `index` (tantivy), `ingest` ([`add`]), `ask` ([`ask`]),
 //! `seal` ([`KbKey`]: encryption at rest), `questions` (the question table),
-//! `scoped` (one named document: [`stored_document`], [`ask_document`]).
+//! `scoped` (one named document: [`stored_document`], [`ask_document`]),
+//! `structured` (the structured index: fields proposed per document, kept
+//! when a fifth of the documents hold them) and `tabulate` (counting,
+//! filtering and grouping questions answered from it).
 
 #![warn(missing_docs)]
 
@@ -41,6 +47,8 @@ mod questions;
 mod scoped;
 mod seal;
 mod store;
+mod structured;
+mod tabulate;
 
 use std::path::Path;
 
@@ -51,6 +59,12 @@ pub use manifest::{DocEntry, Failure, KB_FORMAT_VERSION, MANIFEST, Manifest, doc
 pub use questions::{QUESTIONS, QuestionRow, questions};
 pub use scoped::{ask_document, stored_document};
 pub use seal::{AEAD, KEY_BYTES, KbKey, KeyCheck};
+pub use structured::{
+    DocFields, FieldCount, FieldValue, HEADER_PAGES, MAX_LABEL_WORDS, SHARE_DIVISOR, STRUCTURED_REPORT,
+    STRUCTURED_SEALED, STRUCTURED_TABLE, StructuredIndex, StructuredReport, StructuredRow, extract,
+    report as structured_report,
+};
+pub use tabulate::{Group, StructuredAnswer, TABULATE_NAME};
 
 /// The knowledge base's manifest: its documents and the files that failed.
 pub fn list(kb: &Path) -> Result<Manifest, KbError> {
@@ -59,7 +73,8 @@ pub fn list(kb: &Path) -> Result<Manifest, KbError> {
 
 /// Removes the document `doc` names — its id, its file name or its source
 /// path — from the knowledge base; returns its entry. The manifest drops it
-/// first (so no question opens it again), then the index and its stored folder.
+/// first (so no question opens it again), then the index and its stored
+/// folder; the structured index is rebuilt without it.
 pub fn remove(kb: &Path, doc: &str) -> Result<DocEntry, KbError> {
     let mut manifest = manifest::load(kb)?;
     let matching: Vec<&DocEntry> =
@@ -89,6 +104,14 @@ pub fn remove(kb: &Path, doc: &str) -> Result<DocEntry, KbError> {
     writer.delete(&entry.id);
     writer.finish()?;
     store::remove_document(kb, &entry.id)?;
+    // The structured index without it: rebuilt (plain); an encrypted one
+    // cannot be opened without the key, so it is removed and the next
+    // question rebuilds it in memory from the documents' sealed fields.
+    if manifest.encryption.is_none() {
+        structured::rebuild(kb, &manifest, None)?;
+    } else {
+        structured::forget(kb)?;
+    }
     Ok(entry)
 }
 

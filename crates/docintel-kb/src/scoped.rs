@@ -57,6 +57,7 @@ pub fn ask_document(
         citations,
         search_ms: 0,
         load_ms,
+        structured: None,
     };
     Ok(KbAnswer { output, kb: kb_meta })
 }

@@ -190,6 +190,23 @@ impl ExpertDictionary {
         concepts
     }
 
+    /// The concept a short text (a field label: "Invoice No", "Total Amount
+    /// Due", "Sum Insured") names, and the keyword found: the concept whose
+    /// longest keyword occurs in it, word-bounded and folded; the earlier
+    /// row on ties. `None` when no keyword occurs.
+    pub fn concept_named_in(&self, text: &str) -> Option<(&str, &str)> {
+        let folded = normalize(text);
+        let mut best: Option<&Entry> = None;
+        for entry in &self.entries {
+            if find_word(&folded, &entry.keyword).is_some()
+                && best.is_none_or(|b| entry.keyword.chars().count() > b.keyword.chars().count())
+            {
+                best = Some(entry);
+            }
+        }
+        best.map(|e| (e.concept.as_str(), e.keyword.as_str()))
+    }
+
     /// Languages present in the dictionary (for documentation and checks).
     pub fn languages(&self) -> Vec<&str> {
         let mut languages: Vec<&str> = self.entries.iter().map(|e| e.language.as_str()).collect();
@@ -219,6 +236,18 @@ mod tests {
             assert!(texts.contains(keyword), "{question}: {keyword} not in {texts:?}");
         }
         assert!(expansion.keywords.iter().all(|k| k.source == KeywordSource::ExpertDictionary));
+    }
+
+    #[test]
+    fn a_label_is_named_by_the_concept_of_its_longest_keyword() {
+        let dictionary = ExpertDictionary::builtin();
+        assert_eq!(dictionary.concept_named_in("Invoice No."), Some(("invoice_number", "invoice no")));
+        assert_eq!(dictionary.concept_named_in("INVOICE NUMBER").map(|c| c.0), Some("invoice_number"));
+        assert_eq!(dictionary.concept_named_in("Total Amount Due"), Some(("total_amount", "total amount")));
+        assert_eq!(dictionary.concept_named_in("Sum Insured").map(|c| c.0), Some("coverage_limit"));
+        assert_eq!(dictionary.concept_named_in("Date of issue").map(|c| c.0), Some("invoice_date"));
+        assert_eq!(dictionary.concept_named_in("Policy Holder"), None);
+        assert_eq!(dictionary.concept_named_in("Invoicenumber"), None, "word-bounded");
     }
 
     #[test]

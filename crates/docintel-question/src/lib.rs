@@ -34,7 +34,10 @@
 //! the deciding level noted); a clarification for a bare generic term
 //! ("What's the limit?"); [`persist`] (the record on disk, keyed by the
 //! document profile); [`follow_up`] rewrites for retrieval
-//! ([`RuleParser::parse_with_history`]).
+//! ([`RuleParser::parse_with_history`]); [`aggregate`] tells counting,
+//! filtering and grouping questions about a collection ("How many invoices
+//! are from 2023?") from passage questions, for a knowledge base's
+//! structured index.
 //!
 //! [`LlmQuestionParser`] (`llm/0.1`, module [`llm`]) fills the same record
 //! with one structured model call (types, shapes and concepts in its prompt
@@ -64,6 +67,7 @@
 
 #![warn(missing_docs)]
 
+pub mod aggregate;
 mod anchors;
 pub mod cascade;
 mod classify;

@@ -65,6 +65,7 @@ pub use docintel_parse::{
     parse_pdf, render_page, vision_candidates,
 };
 pub use docintel_parse::{DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date};
+pub use docintel_question::aggregate;
 pub use docintel_question::type_model::FALLBACK as TYPE_FALLBACK;
 pub use docintel_question::{
     DictionaryError, ExpertDictionary, LLM_PARSER_NAME, LlmQuestionParser, RuleParser, SatelliteError, Satellites,
