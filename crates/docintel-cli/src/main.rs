@@ -360,6 +360,7 @@ fn ask(args: AskArgs) -> anyhow::Result<()> {
     options.pages = args.pages.clone();
     options.password = args.password.clone();
     options.ocr = config.ocr()?;
+    options.vision = config.vision()?;
     options.use_toc = !args.no_toc;
     options.llm_question = args.question_parser.as_deref() != Some("rules");
     options.llm_router = args.router.as_deref() != Some("keyword");
@@ -731,10 +732,11 @@ fn render_document(document: &ParsedDocument) -> String {
     let invisible = document.invisible_lines();
     for line in &document.lines {
         let visible = if invisible.binary_search(&line.line_id).is_ok() { "no" } else { "yes" };
-        // `ocr:0.91`: read by OCR, with its confidence.
-        let source = match document.ocr_confidence(line.line_id) {
-            Some(confidence) => format!("ocr:{confidence:.2}"),
-            None => "text".to_owned(),
+        // `ocr:0.91`: read by OCR, with its confidence; `vision`: a model's description of the page image.
+        let source = match (document.ocr_confidence(line.line_id), document.line_source(line.line_id)) {
+            (Some(confidence), _) => format!("ocr:{confidence:.2}"),
+            (None, docintel::schema::LineSource::Vision) => "vision".to_owned(),
+            (None, _) => "text".to_owned(),
         };
         s.push_str(&format!(
             "{}\t{}\t{}\t{visible}\t{source}\t{}\n",

@@ -122,6 +122,18 @@ impl std::fmt::Display for LlmError {
 }
 
 impl LlmError {
+    /// Whether this is a server refusing image content: a 4xx other than 429 whose message
+    /// names images, vision or multimodal input (OpenAI's `image_url is only supported by
+    /// certain models`, vLLM's `not a multimodal model`, llama.cpp's `image input is not
+    /// supported`). A model that reads no images: the caller goes on without them.
+    pub fn rejects_images(&self) -> bool {
+        let LlmError::Status { status, message } = self else { return false };
+        let lower = message.to_lowercase();
+        (400..500).contains(status)
+            && *status != 429
+            && ["image", "vision", "multimodal", "multi-modal"].iter().any(|w| lower.contains(w))
+    }
+
     /// Whether this is a server refusing a prompt longer than the model's
     /// context, and the window its message names. Read off the messages of
     /// OpenAI and vLLM (`maximum context length is N tokens`), llama.cpp
@@ -164,7 +176,27 @@ impl std::error::Error for LlmError {
 /// the prompt, schema, model or parameters changes the key.
 pub fn request_key(request: &LlmRequest) -> String {
     let bytes = serde_json::to_vec(request).expect("an LlmRequest always serialises");
-    Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(&bytes))
+}
+
+/// The replay key of `request` sent with `png_images`: the hex SHA-256 of the
+/// request's key and each image's SHA-256 (no image: [`request_key`]).
+pub fn request_key_with_images(request: &LlmRequest, png_images: &[Vec<u8>]) -> String {
+    let key = request_key(request);
+    if png_images.is_empty() {
+        return key;
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(key.as_bytes());
+    for image in png_images {
+        hasher.update(b"\nimage ");
+        hasher.update(hex(&Sha256::digest(image)).as_bytes());
+    }
+    hex(&hasher.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Answers requests from responses recorded in a directory, one
@@ -190,8 +222,40 @@ impl ReplayTransport {
         Ok(path)
     }
 
+    /// Stores `response` as the answer to `request` sent with `png_images`.
+    pub fn record_with_images(
+        &self,
+        request: &LlmRequest,
+        png_images: &[Vec<u8>],
+        response: &LlmResponse,
+    ) -> Result<PathBuf, LlmError> {
+        let path = self.dir.join(format!("{}.json", request_key_with_images(request, png_images)));
+        let io = |source| LlmError::Io { path: path.clone(), source };
+        fs::create_dir_all(&self.dir).map_err(io)?;
+        let json = serde_json::to_vec_pretty(response).map_err(|e| io(std::io::Error::other(e)))?;
+        fs::write(&path, json).map_err(io)?;
+        Ok(path)
+    }
+
     fn path_for(&self, request: &LlmRequest) -> PathBuf {
         self.dir.join(format!("{}.json", request_key(request)))
+    }
+
+    fn replay(&self, key: String) -> Result<LlmResponse, LlmError> {
+        let path = self.dir.join(format!("{key}.json"));
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(LlmError::NotRecorded { key, dir: self.dir.clone() });
+            }
+            Err(source) => return Err(LlmError::Io { path, source }),
+        };
+        let response: LlmResponse =
+            serde_json::from_slice(&bytes).map_err(|source| LlmError::Malformed { path: path.clone(), source })?;
+        if response.finish_reason == "length" {
+            return Err(LlmError::Truncated { id: response.id, raw: Box::new(response.raw) });
+        }
+        Ok(response)
     }
 
     /// The directory replayed from.
@@ -214,21 +278,21 @@ impl LanguageModel for ReplayTransport {
         error.context_overflow()
     }
 
+    fn rejects_images(error: &LlmError) -> bool {
+        error.rejects_images()
+    }
+
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let path = self.path_for(request);
-        let bytes = match fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(LlmError::NotRecorded { key: request_key(request), dir: self.dir.clone() });
-            }
-            Err(source) => return Err(LlmError::Io { path, source }),
-        };
-        let response: LlmResponse =
-            serde_json::from_slice(&bytes).map_err(|source| LlmError::Malformed { path: path.clone(), source })?;
-        if response.finish_reason == "length" {
-            return Err(LlmError::Truncated { id: response.id, raw: Box::new(response.raw) });
-        }
-        Ok(response)
+        self.replay(request_key(request))
+    }
+
+    /// Replays the response recorded with [`ReplayTransport::record_with_images`].
+    fn complete_with_images(
+        &self,
+        request: &LlmRequest,
+        png_images: &[Vec<u8>],
+    ) -> Option<Result<LlmResponse, LlmError>> {
+        Some(self.replay(request_key_with_images(request, png_images)))
     }
 }
 

@@ -363,6 +363,47 @@ impl OpenAiTransport {
         })
     }
 
+    /// The chat-completions body sent for `request` with `png_images` shown after the text
+    /// of its last user message: that message's content becomes an array of a `text` part
+    /// and one `image_url` part per image, each a `data:image/png;base64,` URL.
+    pub fn chat_request_with_images(
+        &self,
+        request: &LlmRequest,
+        png_images: &[Vec<u8>],
+    ) -> Result<CreateChatCompletionRequest, LlmError> {
+        use async_openai::types::chat::{
+            ChatCompletionRequestMessageContentPartImage, ChatCompletionRequestMessageContentPartText,
+            ChatCompletionRequestUserMessageContent, ChatCompletionRequestUserMessageContentPart, ImageUrl,
+        };
+        use base64::Engine as _;
+        let mut body = self.chat_request(request)?;
+        let Some(ChatCompletionRequestMessage::User(user)) =
+            body.messages.iter_mut().rev().find(|m| matches!(m, ChatCompletionRequestMessage::User(_)))
+        else {
+            return Err(LlmError::InvalidRequest { reason: "images need a user message to go with".to_owned() });
+        };
+        let text = match &user.content {
+            ChatCompletionRequestUserMessageContent::Text(text) => text.clone(),
+            ChatCompletionRequestUserMessageContent::Array(_) => String::new(),
+        };
+        let mut parts =
+            vec![ChatCompletionRequestUserMessageContentPart::Text(ChatCompletionRequestMessageContentPartText {
+                text,
+                prompt_cache_breakpoint: None,
+            })];
+        for png in png_images {
+            let url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png));
+            parts.push(ChatCompletionRequestUserMessageContentPart::ImageUrl(
+                ChatCompletionRequestMessageContentPartImage {
+                    image_url: ImageUrl { url, detail: None },
+                    prompt_cache_breakpoint: None,
+                },
+            ));
+        }
+        user.content = ChatCompletionRequestUserMessageContent::Array(parts);
+        Ok(body)
+    }
+
     /// The wait before retry number `attempt` (0-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let factor = 2u32.saturating_pow(attempt.min(16));
@@ -520,8 +561,27 @@ impl LanguageModel for OpenAiTransport {
         error.context_overflow()
     }
 
+    fn rejects_images(error: &LlmError) -> bool {
+        error.rejects_images()
+    }
+
     fn complete(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
-        let body = serde_json::to_vec(&self.chat_request(request)?)
+        self.send(&self.chat_request(request)?)
+    }
+
+    fn complete_with_images(
+        &self,
+        request: &LlmRequest,
+        png_images: &[Vec<u8>],
+    ) -> Option<Result<LlmResponse, LlmError>> {
+        Some(self.chat_request_with_images(request, png_images).and_then(|body| self.send(&body)))
+    }
+}
+
+impl OpenAiTransport {
+    /// Posts `body` with the retry policy of the module docs and reads the reply.
+    fn send(&self, body: &CreateChatCompletionRequest) -> Result<LlmResponse, LlmError> {
+        let body = serde_json::to_vec(body)
             .map_err(|e| LlmError::InvalidRequest { reason: format!("cannot serialise the request: {e}") })?;
         let mut attempt = 0;
         let started = std::time::Instant::now();

@@ -459,3 +459,59 @@ fn the_context_window_is_read_from_llama_cpp_vllm_or_ollama() {
     let (window, _) = ask(vec![missing(), missing(), missing()]);
     assert_eq!(window, None);
 }
+
+#[test]
+fn images_go_after_the_user_text_as_png_data_urls() {
+    let server = MockServer::start(vec![Canned::Reply(200, completion(r#"{"lines":["A bar chart."]}"#, "stop"))]);
+    let transport = transport(server.base_url(), None, 0, 5_000);
+    let png = vec![0x89, b'P', b'N', b'G', 1, 2, 3];
+    let reply = transport.complete_with_images(&request(), std::slice::from_ref(&png)).unwrap().unwrap();
+    assert_eq!(reply.content, r#"{"lines":["A bar chart."]}"#);
+    let seen = server.finish();
+    let messages = seen[0].body["messages"].as_array().unwrap();
+    // The system prompt stays text; the user message is a text part, then the image.
+    assert_eq!(messages[0]["content"], "Answer from the passages.");
+    assert_eq!(
+        messages[1]["content"],
+        json!([
+            {"type": "text", "text": "What is the total?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORwECAw=="}}
+        ])
+    );
+    assert_eq!(seen[0].body["response_format"]["type"], "json_schema");
+}
+
+#[test]
+fn a_model_that_reads_no_images_is_told_from_other_refusals() {
+    let server = MockServer::start(vec![Canned::Reply(
+        400,
+        error_body("Invalid content type. image_url is only supported by certain models."),
+    )]);
+    let transport = transport(server.base_url(), None, 3, 5_000);
+    let error = transport.complete_with_images(&request(), &[vec![1, 2, 3]]).unwrap().unwrap_err();
+    assert_eq!(server.finish().len(), 1, "a refusal is not retried");
+    assert!(<OpenAiTransport as LanguageModel>::rejects_images(&error), "{error}");
+    for (status, message, rejects) in [
+        (400, "this is not a multimodal model", true),
+        (500, "image decoder crashed", false),
+        (429, "too many image requests", false),
+        (400, "schema rejected", false),
+    ] {
+        let error = LlmError::Status { status, message: message.into() };
+        assert_eq!(error.rejects_images(), rejects, "{status} {message}");
+    }
+}
+
+#[test]
+fn replies_recorded_with_images_are_replayed_for_those_images_only() {
+    let dir = docintel_test_support::temp_dir("llm-replay-images");
+    let replay = docintel_llm::ReplayTransport::new(dir.path());
+    let reply =
+        docintel_llm::openai::response_from_raw(serde_json::from_str(&completion("{}", "stop")).unwrap()).unwrap();
+    replay.record_with_images(&request(), &[vec![1, 2, 3]], &reply).unwrap();
+    assert_eq!(replay.complete_with_images(&request(), &[vec![1, 2, 3]]).unwrap().unwrap(), reply);
+    let other = replay.complete_with_images(&request(), &[vec![1, 2, 4]]).unwrap().unwrap_err();
+    assert!(matches!(other, LlmError::NotRecorded { .. }), "{other}");
+    // Without images it is another request.
+    assert!(matches!(replay.complete(&request()), Err(LlmError::NotRecorded { .. })));
+}

@@ -11,8 +11,9 @@
 //! one-line summary), and **diagnostics** for whatever was lost on the way.
 //! Encrypted PDFs open with the empty password or [`ParseOptions::password`];
 //! a broken cross-reference table is rebuilt from the object markers.
-//! [`chunk_document`] cuts a parsed document into token-sized chunks and
-//! [`vision_candidates`] lists the pages a vision model should look at.
+//! [`chunk_document`] cuts a parsed document into token-sized chunks,
+//! [`vision_candidates`] lists the pages a vision model should look at and
+//! [`describe_pages`] has a model describe them (see `vision.rs`).
 //!
 //! Text comes from `pdf-extract`, whose glyphs are collected and grouped into
 //! lines here (baseline changes, backward jumps and wide gaps break lines;
@@ -71,6 +72,7 @@ mod shared_pages;
 mod tables;
 mod textdoc;
 mod toc;
+mod vision;
 mod workers;
 
 pub use chunk::{ChunkConfig, chars_per_token, chunk_document};
@@ -84,6 +86,10 @@ pub use output::{
 pub use page::PAGE_TIME_BUDGET;
 #[cfg(feature = "parquet")]
 pub use parquet_tables::write_tables;
+pub use vision::{
+    DEFAULT_VISION_MAX_CALLS, LOW_OCR_CONFIDENCE, PageKind, VISION_DPI, VISION_PROMPT_VERSION, VISION_SCHEMA_NAME,
+    VisionOptions, VisionRun, describe_pages, vision_pages, vision_request,
+};
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use arrow_array::builder::{ListBuilder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, Float32Array, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{Field, Schema};
-use docintel_schema::{Chunk, LineSource, ParsedDocument, TocSource};
+use docintel_schema::{Chunk, ParsedDocument, TocSource};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
@@ -126,14 +126,7 @@ fn lines_batch(doc: &ParsedDocument) -> Result<RecordBatch, arrow_schema::ArrowE
             Arc::new(BooleanArray::from_iter(l.iter().map(|l| Some(hidden.binary_search(&l.line_id).is_err())))),
             false,
         ),
-        (
-            "source",
-            strings(l.iter().map(|l| match doc.line_source(l.line_id) {
-                LineSource::TextLayer => "text_layer",
-                LineSource::Ocr => "ocr",
-            })),
-            false,
-        ),
+        ("source", strings(l.iter().map(|l| doc.line_source(l.line_id).as_str())), false),
         ("ocr_confidence", Arc::new(Float32Array::from_iter(l.iter().map(|l| doc.ocr_confidence(l.line_id)))), true),
     ])
 }

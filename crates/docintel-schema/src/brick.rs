@@ -205,6 +205,26 @@ pub trait LanguageModel {
         let _ = error;
         None
     }
+
+    /// Sends `request` with `png_images` (PNG files) shown after the text of
+    /// its last user message (OpenAI-compatible `image_url` content parts).
+    /// `None` when the transport cannot show images at all (the default): the
+    /// caller goes on without them.
+    fn complete_with_images(
+        &self,
+        request: &LlmRequest,
+        png_images: &[Vec<u8>],
+    ) -> Option<Result<LlmResponse, Self::Error>> {
+        let _ = (request, png_images);
+        None
+    }
+
+    /// Whether `error` is the server refusing image content (a model that
+    /// does not read images). The default says no error is of that kind.
+    fn rejects_images(error: &Self::Error) -> bool {
+        let _ = error;
+        false
+    }
 }
 
 /// A prompt the server refused as longer than the model's context window.

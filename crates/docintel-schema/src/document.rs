@@ -221,12 +221,24 @@ pub struct Diagnostic {
     /// [`ParsedDocument::line_source`]); every other line comes from the text layer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ocr_lines: Vec<OcrLine>,
+    /// Lines this diagnostic marks as a vision model's description of the page image (a
+    /// figure, or a scanned page OCR read badly): their source is [`LineSource::Vision`],
+    /// never printed text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vision_lines: Vec<u32>,
 }
 
 impl Diagnostic {
     /// A diagnostic that marks no line.
     pub fn new(severity: Severity, page: Option<u32>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity, page, message: message.into(), invisible_lines: Vec::new(), ocr_lines: Vec::new() }
+        Diagnostic {
+            severity,
+            page,
+            message: message.into(),
+            invisible_lines: Vec::new(),
+            ocr_lines: Vec::new(),
+            vision_lines: Vec::new(),
+        }
     }
 }
 
@@ -239,6 +251,20 @@ pub enum LineSource {
     TextLayer,
     /// Read by OCR from the rendered page image.
     Ocr,
+    /// A vision model's description of the rendered page image: what a figure shows, not
+    /// text printed on the page.
+    Vision,
+}
+
+impl LineSource {
+    /// The name used in tables and `_meta`: `text_layer`, `ocr`, `vision`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineSource::TextLayer => "text_layer",
+            LineSource::Ocr => "ocr",
+            LineSource::Vision => "vision",
+        }
+    }
 }
 
 /// A line read by OCR and how sure the engine was of it.
@@ -287,15 +313,56 @@ impl ParsedDocument {
         !self.diagnostics.iter().any(|d| d.invisible_lines.contains(&line_id))
     }
 
-    /// Where the line's text comes from: [`LineSource::Ocr`] when a diagnostic marks it
-    /// (see [`Diagnostic::ocr_lines`]), else the text layer.
+    /// Where the line's text comes from: [`LineSource::Ocr`] or [`LineSource::Vision`] when
+    /// a diagnostic marks it so (see [`Diagnostic::ocr_lines`], [`Diagnostic::vision_lines`]),
+    /// else the text layer.
     pub fn line_source(&self, line_id: u32) -> LineSource {
-        if self.ocr_confidence(line_id).is_some() { LineSource::Ocr } else { LineSource::TextLayer }
+        if self.ocr_confidence(line_id).is_some() {
+            LineSource::Ocr
+        } else if self.diagnostics.iter().any(|d| d.vision_lines.contains(&line_id)) {
+            LineSource::Vision
+        } else {
+            LineSource::TextLayer
+        }
     }
 
     /// The OCR confidence (0 to 1) of a line read by OCR; `None` for a text-layer line.
     pub fn ocr_confidence(&self, line_id: u32) -> Option<f32> {
         self.diagnostics.iter().flat_map(|d| &d.ocr_lines).find(|l| l.line_id == line_id).map(|l| l.confidence)
+    }
+
+    /// Puts `texts` as new lines after the last line of `page` (each with box `bbox`),
+    /// renumbering the lines after them and every line id a diagnostic marks, so the table
+    /// invariants hold. Returns the new lines' ids; none for a page the document lacks.
+    pub fn insert_page_lines(&mut self, page: u32, texts: &[String], bbox: BBox) -> Vec<u32> {
+        let Some(info) = self.pages.iter_mut().find(|p| p.page == page) else { return Vec::new() };
+        let at = self.lines.iter().position(|l| l.page > page).unwrap_or(self.lines.len());
+        let first_id = at as u32 + 1;
+        let n = texts.len() as u32;
+        let in_page = self.lines[..at].iter().filter(|l| l.page == page).count() as u32;
+        info.n_lines += n;
+        let shift = |id: &mut u32| {
+            if *id >= first_id {
+                *id += n;
+            }
+        };
+        for d in &mut self.diagnostics {
+            d.invisible_lines.iter_mut().for_each(shift);
+            d.ocr_lines.iter_mut().for_each(|l| shift(&mut l.line_id));
+            d.vision_lines.iter_mut().for_each(shift);
+        }
+        for line in &mut self.lines[at..] {
+            line.line_id += n;
+        }
+        let new = texts.iter().enumerate().map(|(i, text)| Line {
+            line_id: first_id + i as u32,
+            page,
+            line_in_page: in_page + 1 + i as u32,
+            text: text.clone(),
+            bbox,
+        });
+        self.lines.splice(at..at, new);
+        (first_id..first_id + n).collect()
     }
 
     /// The line ids marked invisible, ascending.
@@ -350,5 +417,74 @@ impl ParsedDocument {
             previous = Some(line);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(pages: &[&[&str]]) -> ParsedDocument {
+        let mut lines = Vec::new();
+        for (p, texts) in pages.iter().enumerate() {
+            for (i, text) in texts.iter().enumerate() {
+                lines.push(Line {
+                    line_id: lines.len() as u32 + 1,
+                    page: p as u32 + 1,
+                    line_in_page: i as u32 + 1,
+                    text: (*text).to_owned(),
+                    bbox: BBox::default(),
+                });
+            }
+        }
+        ParsedDocument {
+            source: "t.pdf".into(),
+            profile: DocumentProfile {
+                format: DocumentFormat::Pdf,
+                n_pages: Some(pages.len() as u32),
+                has_toc: false,
+                has_tables: false,
+                languages: Vec::new(),
+                is_scanned: false,
+                doc_type: None,
+                typical_fields: Vec::new(),
+                summary: None,
+            },
+            pages: pages
+                .iter()
+                .enumerate()
+                .map(|(p, texts)| PageInfo::from_text(p as u32 + 1, texts.len() as u32, 10, 612.0, 792.0))
+                .collect(),
+            lines,
+            toc: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn lines_put_on_a_page_renumber_the_rest_and_their_marks() {
+        let mut doc = document(&[&["a1", "a2"], &["b1"], &["c1", "c2"]]);
+        let mut marks = Diagnostic::new(Severity::Info, None, "marks");
+        marks.invisible_lines = vec![1, 4];
+        marks.ocr_lines = vec![OcrLine { line_id: 5, confidence: 0.5 }];
+        doc.diagnostics.push(marks);
+        let ids = doc.insert_page_lines(2, &["v1".to_owned(), "v2".to_owned()], BBox::default());
+        assert_eq!(ids, [4, 5]);
+        doc.check_invariants().unwrap();
+        let texts: Vec<(&str, u32, u32)> =
+            doc.lines.iter().map(|l| (l.text.as_str(), l.page, l.line_in_page)).collect();
+        assert_eq!(
+            texts,
+            [("a1", 1, 1), ("a2", 1, 2), ("b1", 2, 1), ("v1", 2, 2), ("v2", 2, 3), ("c1", 3, 1), ("c2", 3, 2)]
+        );
+        // The marks follow their lines: c1 was 4, c2 was 5.
+        assert_eq!(doc.diagnostics[0].invisible_lines, [1, 6]);
+        assert_eq!(doc.diagnostics[0].ocr_lines[0].line_id, 7);
+        assert_eq!(doc.pages[1].n_lines, 3);
+        doc.diagnostics[0].vision_lines = ids;
+        assert_eq!(doc.line_source(4), LineSource::Vision);
+        assert_eq!(doc.line_source(3), LineSource::TextLayer);
+        assert_eq!(doc.line_source(7), LineSource::Ocr);
+        assert!(doc.insert_page_lines(9, &["x".to_owned()], BBox::default()).is_empty());
     }
 }

@@ -39,7 +39,9 @@ pub use document::{
     BBox, Chunk, Diagnostic, DocumentFormat, DocumentProfile, Line, LineSource, OcrLine, PageInfo, ParsedDocument,
     Severity, TocEntry, TocSource,
 };
-pub use meta::{AskOutput, CitationProblem, CorpusMeta, FollowUp, Meta, SkippedStep, StepUsage};
+pub use meta::{
+    AskOutput, CitationProblem, CitedSource, CorpusMeta, FollowUp, Meta, SkippedStep, StepUsage, VisionMeta,
+};
 pub use question::{
     AnswerContext, AnswerShape, AskedPart, ChunkStrategy, Computed, Decomposition, DecompositionPattern, Distinction,
     ExecutionPlan, GenerationBrief, Keyword, KeywordSource, ParsedQuestion, RetrievalQuery, ScopeFilters,

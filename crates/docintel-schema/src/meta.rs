@@ -139,6 +139,46 @@ pub struct Meta {
     /// tried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corpus: Option<CorpusMeta>,
+    /// The vision step of the document (figure pages and badly read scans described by
+    /// a model); absent when it did not run (no model, or vision turned off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<VisionMeta>,
+    /// The cited line ranges whose text is not printed text on the page (a vision
+    /// model's description, or OCR), one per span and source; empty when every cited
+    /// line is the text layer's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cited_sources: Vec<CitedSource>,
+}
+
+/// What the vision step did for one document (`_meta.vision`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct VisionMeta {
+    /// The pages described (by a call or from the cache), ascending.
+    pub pages: Vec<u32>,
+    /// Model calls made for this document (0 when every image was in the cache).
+    pub calls: u32,
+    /// Pages whose description came from the cache.
+    pub cached: u32,
+    /// The most calls one document may make.
+    pub max_calls: u32,
+    /// What was not described and why (the bound reached, the model reads no images,
+    /// a page that could not be drawn).
+    pub notes: Vec<String>,
+}
+
+/// A cited line range and where its text comes from (`_meta.cited_sources`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CitedSource {
+    /// The answer item (0-based).
+    pub item: usize,
+    /// The page.
+    pub page: u32,
+    /// First line of the range (global id).
+    pub line_start: u32,
+    /// Last line, inclusive.
+    pub line_end: u32,
+    /// `vision` or `ocr`.
+    pub source: crate::LineSource,
 }
 
 /// The corpus level of `docintel ask --corpus`: the file list shown to the

@@ -1,6 +1,6 @@
 //! Test support for the docintel workspace, a dev-dependency only (`cargo
 //! xtask tidy` refuses it anywhere else): documents built by hand
-//! ([`pages`], [`rows`]), the project's fixture files ([`fixture`],
+//! ([`pages`], [`rows`]), a PDF written by hand ([`figure_pdf`]), the project's fixture files ([`fixture`],
 //! [`invoice`], [`minilm_dir`]) and temporary folders removed when dropped
 //! ([`temp_dir`], [`scratch_file`], through the `tempfile` crate: unique
 //! names, no clash between test processes or runs).
@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 
 mod document;
 mod paths;
+mod pdf;
 
 pub use document::{DocumentBuilder, pages, rows};
 pub use paths::{fixture, invoice, minilm_dir, workspace_root};
+pub use pdf::figure_pdf;
 pub use tempfile::TempDir;
 
 /// A new empty temporary folder, removed with its content when the returned

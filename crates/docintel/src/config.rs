@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use docintel_llm::{ApiKey, OpenAiConfig};
 
-use crate::{GeneratorChoice, PipelineError};
+use crate::{GeneratorChoice, PipelineError, VisionSettings};
 
 /// The model asked when none is named (`--model`, `DOCINTEL_LLM_MODEL`).
 pub const DEFAULT_MODEL: &str = "gpt-4.1-mini";
@@ -41,6 +41,10 @@ pub struct Config {
     pub tesseract: Option<PathBuf>,
     /// `DOCINTEL_OCR_MAX_PAGES`, as written (checked by [`Config::ocr`]).
     pub ocr_max_pages: Option<String>,
+    /// `DOCINTEL_LLM_VISION`, as written (checked by [`Config::vision`]).
+    pub llm_vision: Option<String>,
+    /// `DOCINTEL_VISION_MAX_CALLS`, as written (checked by [`Config::vision`]).
+    pub vision_max_calls: Option<String>,
 }
 
 impl std::fmt::Debug for Config {
@@ -54,6 +58,8 @@ impl std::fmt::Debug for Config {
             .field("embed_model_dir", &self.embed_model_dir)
             .field("tesseract", &self.tesseract)
             .field("ocr_max_pages", &self.ocr_max_pages)
+            .field("llm_vision", &self.llm_vision)
+            .field("vision_max_calls", &self.vision_max_calls)
             .finish()
     }
 }
@@ -89,6 +95,8 @@ impl Config {
             embed_model_dir: lookup("DOCINTEL_EMBED_MODEL_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
             tesseract: lookup("DOCINTEL_TESSERACT").filter(|v| !v.is_empty()).map(PathBuf::from),
             ocr_max_pages: text("DOCINTEL_OCR_MAX_PAGES"),
+            llm_vision: text("DOCINTEL_LLM_VISION"),
+            vision_max_calls: text("DOCINTEL_VISION_MAX_CALLS"),
         }
     }
 
@@ -166,6 +174,27 @@ impl Config {
         Ok(ocr)
     }
 
+    /// Whether a configured model is shown page images: `DOCINTEL_LLM_VISION` (`1` or
+    /// `0`; default on, for a model that does not read images is found out by its first
+    /// refusal) and `DOCINTEL_VISION_MAX_CALLS` (calls per document, default
+    /// [`docintel_parse::DEFAULT_VISION_MAX_CALLS`]). Anything else is a usage error.
+    pub fn vision(&self) -> Result<VisionSettings, PipelineError> {
+        let mut vision = VisionSettings::default();
+        if let Some(v) = &self.llm_vision {
+            vision.enabled = match v.trim() {
+                "1" => true,
+                "0" => false,
+                _ => return Err(PipelineError::Usage(format!("DOCINTEL_LLM_VISION={v:?} is neither 0 nor 1"))),
+            };
+        }
+        if let Some(v) = &self.vision_max_calls {
+            vision.max_calls = v.trim().parse::<usize>().map_err(|_| {
+                PipelineError::Usage(format!("DOCINTEL_VISION_MAX_CALLS={v:?} is not a number of calls (0 or more)"))
+            })?;
+        }
+        Ok(vision)
+    }
+
     /// The embedding model folder: `flag` (`--embeddings DIR`), else `DOCINTEL_EMBED_MODEL_DIR`.
     pub fn embed_model_dir(&self, flag: Option<&Path>) -> Option<PathBuf> {
         flag.map(Path::to_owned).or_else(|| self.embed_model_dir.clone())
@@ -221,6 +250,18 @@ mod tests {
         // Unused, a bad timeout is no error.
         let offline = config(&[("DOCINTEL_LLM_TIMEOUT_SECS", "soon")]);
         assert!(matches!(offline.generator(LlmFlags::default()).unwrap(), GeneratorChoice::Extractive));
+    }
+
+    #[test]
+    fn vision_settings_come_from_the_environment() {
+        assert_eq!(config(&[]).vision().unwrap(), VisionSettings { enabled: true, max_calls: 20 });
+        let set = config(&[("DOCINTEL_LLM_VISION", "0"), ("DOCINTEL_VISION_MAX_CALLS", "3")]).vision().unwrap();
+        assert_eq!(set, VisionSettings { enabled: false, max_calls: 3 });
+        for (name, value) in [("DOCINTEL_LLM_VISION", "yes"), ("DOCINTEL_VISION_MAX_CALLS", "-1")] {
+            let error = config(&[(name, value)]).vision().unwrap_err();
+            assert_eq!(error.exit_code(), crate::error::EXIT_USAGE);
+            assert!(error.to_string().contains(name), "{error}");
+        }
     }
 
     #[test]

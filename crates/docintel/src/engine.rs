@@ -79,8 +79,13 @@ impl Engine {
     ) -> Result<(AskOutput, ParsedDocument), PipelineError> {
         let options = &*options.for_question();
         let started = Instant::now();
-        let document = crate::parse_file_with_options(path, &options.parse_options()).map_err(PipelineError::Parse)?;
+        let mut document =
+            crate::parse_file_with_options(path, &options.parse_options()).map_err(PipelineError::Parse)?;
         let parse_ms = started.elapsed().as_millis() as u64;
+        // With a model, figure pages and badly read scans get its description as lines.
+        let vision_started = Instant::now();
+        let vision = crate::vision::describe(self.llm.as_ref(), path, &mut document, options);
+        let vision_ms = vision_started.elapsed().as_millis() as u64;
 
         // Parse the question once per document profile: with an output folder,
         // a record saved by an earlier run (same question, same earlier turns,
@@ -111,6 +116,12 @@ impl Engine {
         let mut run = ask::answer(self.bricks(), &document, question_run, options)?;
         run.output.meta.parsed_question_cached = was_cached;
         run.output.meta.timings_ms.insert("parse".into(), parse_ms);
+        if let Some(vision) = vision {
+            let model = self.llm.as_ref().map(|llm| llm.model.as_str());
+            run.output.meta.timings_ms.insert("vision".into(), vision_ms);
+            crate::meta::add_vision(&mut run.output.meta, model, self.parser.satellites(), vision.usage, vision.meta);
+            run.events.splice(0..0, vision.events);
+        }
         run.events.insert(0, document_event(path, &sha256, &key));
         let output = match &options.out_dir {
             Some(out_dir) => {

@@ -17,7 +17,7 @@
 //! place), `error` ([`PipelineError`] and its exit codes), `engine`, `bricks`
 //! (what one question runs with), `ask` (one question's steps and rounds),
 //! `meta` (`_meta` and cost), `corpus`, `replay`, `record` (the question
-//! folder).
+//! folder), `vision` (a model describes figure pages, before the question).
 //!
 //! ```no_run
 //! use docintel::{AskOptions, pdf_qa};
@@ -41,6 +41,7 @@ mod meta;
 mod options;
 mod record;
 mod replay;
+mod vision;
 
 use std::path::Path;
 
@@ -52,8 +53,9 @@ pub use config::{Config, LlmFlags};
 pub use corpus::{CORPUS_EXTENSIONS, Corpus, corpus_files, load_corpus};
 pub use engine::{Engine, question_parser};
 pub use error::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PipelineError};
-pub use options::{AskOptions, GeneratorChoice, MAX_PREVIOUS_TURNS};
+pub use options::{AskOptions, GeneratorChoice, MAX_PREVIOUS_TURNS, VisionSettings};
 pub use replay::{ReplayCheck, ReplayReport, replay_question, replay_question_with_options};
+pub use vision::VISION_CACHE_DIR;
 
 pub use docintel_generate::{ExtractiveGenerator, LlmGenerator};
 pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
@@ -62,7 +64,7 @@ pub use docintel_llm::{ApiKey, OpenAiConfig, OpenAiTransport};
 pub use docintel_parse::write_tables;
 pub use docintel_parse::{
     ChunkConfig, OcrOptions, PageImage, ParseError, ParseOptions, chunk_document, parse_file, parse_file_with_options,
-    parse_pdf, render_page, vision_candidates,
+    parse_pdf, render_page, vision_candidates, vision_pages,
 };
 pub use docintel_parse::{DocumentFolder, OutputError, PARSER_BUILD, content_hash, document_folder, is_up_to_date};
 pub use docintel_question::aggregate;

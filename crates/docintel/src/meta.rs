@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use docintel_question::Satellites;
 use docintel_schema::{
-    CitationProblem, FollowUp, Generation, Meta, ParsedDocument, ParsedQuestion, Retrieval, Severity, SkippedStep,
-    StepUsage, Usage,
+    Answer, CitationProblem, CitedSource, FollowUp, Generation, LineSource, Meta, ParsedDocument, ParsedQuestion,
+    Retrieval, Severity, SkippedStep, StepUsage, Usage, VisionMeta,
 };
 
 /// The model calls of one step and the tokens they spent.
@@ -83,6 +83,61 @@ pub(crate) fn llm_usage(
         tokens_out: all.iter().map(|u| u.usage.output_tokens).sum(),
         generation_calls: generation.calls,
     }
+}
+
+/// Adds the document's vision step to `meta`: `_meta.vision`, and its calls as the
+/// `vision` step of `_meta.llm_usage`, priced like the others and counted in the totals.
+pub(crate) fn add_vision(
+    meta: &mut Meta,
+    model: Option<&str>,
+    satellites: &Satellites,
+    used: ModelUse,
+    vision: VisionMeta,
+) {
+    let price = model.and_then(|model| satellites.model(model));
+    let cost_usd = price.map_or(0.0, |row| {
+        (used.usage.input_tokens as f64 * row.price_in_per_1m + used.usage.output_tokens as f64 * row.price_out_per_1m)
+            / 1_000_000.0
+    });
+    meta.llm_usage.insert(
+        "vision".to_owned(),
+        StepUsage {
+            calls: used.calls,
+            input_tokens: used.usage.input_tokens,
+            output_tokens: used.usage.output_tokens,
+            cached_tokens: used.usage.cached_tokens,
+            cost_usd,
+        },
+    );
+    meta.tokens_in += used.usage.input_tokens;
+    meta.tokens_out += used.usage.output_tokens;
+    meta.cost_usd += cost_usd;
+    meta.vision = Some(vision);
+}
+
+/// The cited line ranges whose lines are not the text layer's (a vision description,
+/// OCR): one entry per span and source, in answer order.
+fn cited_sources(answer: &Answer, document: &ParsedDocument) -> Vec<CitedSource> {
+    let mut out = Vec::new();
+    for (item, entry) in answer.items.iter().enumerate() {
+        for span in &entry.spans {
+            let mut sources: Vec<LineSource> = (span.line_start..=span.line_end.max(span.line_start))
+                .map(|id| document.line_source(id))
+                .filter(|s| *s != LineSource::TextLayer)
+                .collect();
+            sources.dedup();
+            for source in sources {
+                out.push(CitedSource {
+                    item,
+                    page: span.page,
+                    line_start: span.line_start,
+                    line_end: span.line_end,
+                    source,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Everything `_meta` is built from, at the end of a question's rounds.
@@ -181,5 +236,7 @@ pub(crate) fn build(outcome: Outcome<'_>) -> Meta {
         citation_problems: problems,
         trace_dir: None,
         corpus: None,
+        vision: None,
+        cited_sources: cited_sources(&generation.answer, document),
     }
 }

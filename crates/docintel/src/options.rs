@@ -108,6 +108,25 @@ pub struct AskOptions {
     /// retrieval runs beside the keyword search and the two are fused (needs
     /// a build with the `embeddings` feature; otherwise reported as skipped).
     pub embeddings: Option<PathBuf>,
+    /// Parsing, with a model: figure pages and badly read scans described by it
+    /// ([`Config::vision`](crate::Config::vision) reads `DOCINTEL_LLM_VISION` and
+    /// `DOCINTEL_VISION_MAX_CALLS`). Never runs offline.
+    pub vision: VisionSettings,
+}
+
+/// Whether a configured model describes page images, and how many calls one document may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VisionSettings {
+    /// `false`: no page image is sent, whatever the model.
+    pub enabled: bool,
+    /// The most vision calls per document (default [`docintel_parse::DEFAULT_VISION_MAX_CALLS`]).
+    pub max_calls: usize,
+}
+
+impl Default for VisionSettings {
+    fn default() -> VisionSettings {
+        VisionSettings { enabled: true, max_calls: docintel_parse::DEFAULT_VISION_MAX_CALLS }
+    }
 }
 
 impl AskOptions {
@@ -136,6 +155,7 @@ impl AskOptions {
             iterate: None,
             examples: None,
             embeddings: None,
+            vision: VisionSettings::default(),
         }
     }
 
