@@ -285,6 +285,8 @@ fn structured_answer(
         citation_value_checks: vec![true; tabulated.answer.items.len()],
         trace_dir: None,
         corpus: None,
+        vision: None,
+        cited_sources: Vec::new(),
     };
     let output = AskOutput {
         question: question.to_owned(),
