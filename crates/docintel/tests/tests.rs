@@ -287,13 +287,15 @@ fn a_follow_up_is_rewritten_for_retrieval_only_and_cached_apart() {
     assert_eq!(parsed.retrieval.main_query, question);
     assert_eq!(parsed.retrieval.rewrites, [rewrite]);
 
-    // The same turns again: the saved record; alone again: not the follow-up's.
+    // The same turns again: the saved record; alone again: its own saved record, not the
+    // follow-up's (each conversation keeps its parse cache and trace folder).
     let again = engine.ask(&nist, question, &after).unwrap();
     assert!(again.meta.parsed_question_cached);
     assert_eq!(again.meta.follow_up, followed.meta.follow_up);
     assert_eq!(shown(&again), shown(&followed));
     let alone_again = engine.ask(&nist, question, &options).unwrap();
-    assert!(!alone_again.meta.parsed_question_cached && alone_again.meta.follow_up.is_none());
+    assert!(alone_again.meta.parsed_question_cached && alone_again.meta.follow_up.is_none());
+    assert_ne!(alone_again.meta.trace_dir, followed.meta.trace_dir, "the two conversations' traces are apart");
     assert_eq!(shown(&alone_again), shown(&alone));
 
     // A turn that names nothing the question can lean on changes nothing but a note.
