@@ -76,11 +76,19 @@ pub struct VisionRun {
     pub events: Vec<Value>,
 }
 
-/// The pages the vision step looks at, ascending, each with why: figure pages, and
-/// scanned pages whose OCR confidence is low.
+/// The pages the vision step looks at, ascending, each with why: pages whose figure is a
+/// picture (an `image` or a `montage`), and scanned pages whose OCR confidence is low.
+///
+/// A `vector` figure is not looked at: its labels and numbers are already in the text
+/// layer, and ruled tables reach that rule too (an invoice's grid would cost a model call
+/// per page and add nothing the text does not say).
 pub fn vision_pages(doc: &ParsedDocument) -> Vec<(u32, PageKind)> {
     let (figures, scanned) = crate::vision_candidates(doc);
-    let mut pages: Vec<(u32, PageKind)> = figures.into_iter().map(|p| (p, PageKind::Figure)).collect();
+    let pictured = |page: u32| {
+        doc.pages.iter().any(|p| p.page == page && matches!(p.figure_kind.as_deref(), Some("image" | "montage")))
+    };
+    let mut pages: Vec<(u32, PageKind)> =
+        figures.into_iter().filter(|&p| pictured(p)).map(|p| (p, PageKind::Figure)).collect();
     for page in scanned {
         let confidences: Vec<f32> =
             doc.lines.iter().filter(|l| l.page == page).filter_map(|l| doc.ocr_confidence(l.line_id)).collect();

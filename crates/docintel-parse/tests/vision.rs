@@ -156,8 +156,10 @@ fn a_model_that_refuses_images_is_said_once_and_the_document_is_kept() {
 #[test]
 fn calls_are_bounded_per_document() {
     let (pdf, mut doc) = report();
-    doc.pages[0].has_figure = true;
-    doc.pages[2].has_figure = true;
+    for page in [0, 2] {
+        doc.pages[page].has_figure = true;
+        doc.pages[page].figure_kind = Some("image".into());
+    }
     let model = Recorded::new(REPLY);
     let bounded = VisionOptions { max_calls: 1, ..options(None) };
     let run = describe_pages(&mut doc, &pdf, None, &model, &bounded);
@@ -176,6 +178,16 @@ fn scanned_pages_are_shown_when_ocr_read_them_badly() {
     // A page with no text layer and no OCR line (OCR failed or is not installed).
     doc.pages[2].has_text_layer = false;
     assert_eq!(vision_pages(&doc), [(2, PageKind::Figure), (3, PageKind::Scan)]);
+}
+
+#[test]
+fn a_figure_drawn_with_vector_paths_is_not_shown() {
+    // Its labels are in the text layer, and ruled tables (an invoice's grid) draw as many
+    // paths: a picture of the page would cost a call and add nothing.
+    let (_, mut doc) = report();
+    doc.pages[1].figure_kind = Some("vector".into());
+    assert_eq!(vision_candidates(&doc), (vec![2], vec![]));
+    assert_eq!(vision_pages(&doc), []);
 }
 
 #[test]
