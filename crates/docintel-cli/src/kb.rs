@@ -237,11 +237,13 @@ fn ask(args: KbAskArgs) -> anyhow::Result<()> {
         let candidates: Vec<&str> = answer.kb.candidates.iter().map(|c| c.name.as_str()).collect();
         if let Some(structured) = &answer.kb.structured {
             // A counting question: the count, then every counted document, cited.
-            let text = format!(
-                "{}\n{}answered from the structured index (every document checked)\n",
-                structured.summary,
-                render_answer(&answer.output)
-            );
+            // A refusal (a field the index lacks) was answered from nothing.
+            let trailer = if structured.refused.is_none() {
+                "answered from the structured index (every document checked)\n"
+            } else {
+                ""
+            };
+            let text = format!("{}\n{}{trailer}", structured.summary, crate::render_answer_of(&answer.output, true));
             write!(stdout, "{}", escape_controls(&text))?;
             return Ok(());
         }

@@ -666,9 +666,15 @@ fn write_document_folder(_out: &Path, _file: &Path, _document: &ParsedDocument) 
 /// The human form: the value, then each citation as
 /// `p.<page> l.<line_start>-<line_end>: "<quote>"`.
 fn render_answer(output: &AskOutput) -> String {
+    render_answer_of(output, false)
+}
+
+/// [`render_answer`]; `counted`: the answer is a count from the structured index, so
+/// no item is an answer too (a count of 0), not a "not found".
+fn render_answer_of(output: &AskOutput, counted: bool) -> String {
     let answer = &output.answer;
     let mut s = String::new();
-    if !answer.feedback.answer_found || answer.items.is_empty() {
+    if !answer.feedback.answer_found || (answer.items.is_empty() && !counted) {
         s.push_str("No answer found in the document.\n");
     }
     for item in &answer.items {

@@ -54,6 +54,18 @@ fn kb_add_ask_list_remove_from_the_command_line() {
     assert_eq!(json["kb"]["document_name"], "AmazonWebServices.pdf");
     assert_eq!(json["kb"]["citations"][0]["document"], "AmazonWebServices.pdf");
 
+    // A count of none is an answer, not a "not found".
+    let out = docintel(&["kb", "ask", kb, "How many invoices are from 1999?", "--no-trace"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("answered from the structured index") && text.contains('0'), "{text}");
+    assert!(!text.contains("No answer found"), "{text}");
+    // A field the index lacks is refused, and not said to be answered from it.
+    let out = docintel(&["kb", "ask", kb, "How many invoices have a color above 3?", "--no-trace"]);
+    let text = stdout(&out);
+    assert!(text.contains("No answer found") && text.contains("\"color\""), "{text}");
+    assert!(!text.contains("answered from the structured index"), "{text}");
+
     let out = docintel(&["kb", "add", kb, aws.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(stdout(&out).contains("added 0, unchanged 1"), "{}", stdout(&out));

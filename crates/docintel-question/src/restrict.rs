@@ -21,7 +21,8 @@
 //!   answer: a definition (`DPO is defined as: 365 * … / (COGS + …)`, `CCC
 //!   (cash conversion cycle)`, an abbreviation in parentheses), a later
 //!   sentence that sets the answer's format (`Answer 'yes' or 'no'.`, `…
-//!   formatted as a list like ['Page 2']`), or the document itself (`PDF`).
+//!   formatted as a list like ['Page 2']`), a bracketed list of quoted
+//!   examples (`["p1","p2"]`), or the document itself (`PDF`).
 
 use crate::lexicon::{Token, is_stop};
 
@@ -139,10 +140,15 @@ fn is_hyphenated_code(word: &str) -> bool {
 pub(crate) fn year_of(word: &str) -> Option<String> {
     let lower = word.to_lowercase();
     let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    // "Q22023": a quarter written against its year.
+    // "Q22023": a quarter written against its year; "FY2023Q1", "2023Q1": the
+    // same, the quarter after it (the year is what the evidence must carry).
+    let quarter_after = |s: &str| s.len() == 6 && s.as_bytes()[4] == b'q' && matches!(s.as_bytes()[5], b'1'..=b'4');
     let digits = match lower.strip_prefix('q') {
         Some(rest) if rest.len() == 5 && rest.starts_with(['1', '2', '3', '4']) => &rest[1..],
-        _ => lower.strip_prefix("fy").unwrap_or(&lower),
+        _ => {
+            let bare = lower.strip_prefix("fy").unwrap_or(&lower);
+            if quarter_after(bare) { &bare[..4] } else { bare }
+        }
     };
     (digits.len() == 4 && digits.starts_with(['1', '2']) && all_digits(digits))
         .then(|| digits.to_owned())
@@ -235,6 +241,19 @@ fn instruction_ranges(text: &str) -> Vec<(usize, usize)> {
         if let Some(p) = DEFINITION_MARKERS.iter().filter_map(|m| part.find(m)).min() {
             out.push((if k > 0 { a } else { a + p }, b));
         }
+    }
+    // "['Page 2', 'Page 4']", "[\"p1\",\"p2\"]": a bracketed list of quoted
+    // items shows the answer's form by example (what is left of "formatted as a
+    // list like […]" once the format phrase is cut), never a restriction.
+    let mut rest = 0;
+    while let Some(open) = text[rest..].find('[') {
+        let at = rest + open;
+        let Some(close) = text[at..].find(']') else { break };
+        let inner = &text[at + 1..at + close];
+        if inner.contains(['\'', '"', '\u{2018}', '\u{201c}']) {
+            out.push((at, at + close + 1));
+        }
+        rest = at + close + 1;
     }
     // "(DPO)", "(CCC)": an abbreviation the question spells out before it.
     let mut rest = 0;
@@ -510,12 +529,16 @@ mod tests {
             "List all pages on which the logo of CQC appears. The answer should be formatted as a list like ['Page 2', 'Page 4'].",
             &["CQC"],
         );
+        // The example list alone, once a format phrase before it was cut.
+        check("List all pages on which the logo of CQC locates. ['Page 2', 'Page 4'].", &["CQC"]);
+        check("How many pages does the address appear on? List the pages, for example [\"p1\",\"p2\"]", &[]);
         check("On page 19 of the PDF, what diluted earnings per share is shown for 2014?", &["2014"]);
         check("What is the FY2016 COGS for Microsoft?", &["2016", "COGS", "Microsoft"]);
         check("Who funds the Centers for Disease Control?", &["Centers", "Disease Control"]);
         check("What share of revenues came from non-U.S. sales in fiscal 2019?", &["non-U.S", "2019"]);
         check("What was non-GAAP EPS?", &["non-GAAP", "EPS"]);
         check("Which region had the biggest drop in Q22023 revenues?", &["2023"]);
+        check("How did the business perform in FY2023Q1?", &["2023"]);
         check("WHAT IS ITC LIMITED LOGO COLOR?", &[]);
         check("Who became CEO of Sam's Club?", &["CEO", "Sam", "Club"]);
         check("What is the PCAOB auditor firm ID of Pfizer's independent accountant?", &["PCAOB", "ID", "Pfizer"]);
