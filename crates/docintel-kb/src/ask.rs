@@ -129,7 +129,10 @@ pub fn ask_keyed(
     if let Some(aggregate) = docintel::aggregate::parse_aggregate(question) {
         let index = structured::load(kb, &manifest, key)?;
         let search_ms = started.elapsed().as_millis() as u64;
-        let answer = structured_answer(kb, &manifest, &index, &aggregate, &parsed, question, search_ms);
+        let mut answer = structured_answer(kb, &manifest, &index, &aggregate, &parsed, question, search_ms);
+        if let Some(out_dir) = &options.out_dir {
+            answer.output = write_structured_trace(kb, out_dir, &aggregate, &parsed, &answer, &options.previous_turns)?;
+        }
         append_row(kb, &answer, &parsed, question, keywords, asked, key);
         return Ok(answer);
     }
@@ -173,6 +176,38 @@ pub fn ask_keyed(
     let answer = KbAnswer { output, kb: kb_meta };
     append_row(kb, &answer, &parsed, question, keywords, asked, key);
     Ok(answer)
+}
+
+/// The question folder of a structured answer, under `out_dir`'s folder of the knowledge
+/// base's structured index (`structured-<hash of the knowledge base's path>`): one
+/// `kb/structured_index` event with the question as the question brick read it, the
+/// count, groups, fields read and documents not counted, and the answer. Returns the
+/// answer with its `trace_dir`.
+fn write_structured_trace(
+    kb: &Path,
+    out_dir: &Path,
+    aggregate: &docintel::aggregate::AggregateQuestion,
+    parsed: &ParsedQuestion,
+    answer: &KbAnswer,
+    previous_turns: &[String],
+) -> Result<AskOutput, PipelineError> {
+    let path = std::path::absolute(kb).unwrap_or_else(|_| kb.to_owned());
+    let key = docintel::schema::slug::document_key(
+        "structured",
+        &docintel::content_hash(path.display().to_string().as_bytes()),
+    );
+    let event = docintel::schema::TraceEvent {
+        brick: "kb".into(),
+        step: "structured_index".into(),
+        detail: serde_json::json!({
+            "knowledge_base": path.display().to_string(),
+            "aggregate": aggregate,
+            "structured": answer.kb.structured,
+            "counted_documents": answer.kb.candidates,
+        }),
+    };
+    let profile = neutral_profile();
+    docintel::write_answer_trace(out_dir, &key, previous_turns, (&profile, parsed), &[event], answer.output.clone())
 }
 
 /// Appends the question's row to the question table; the answer stands
@@ -244,7 +279,10 @@ fn structured_answer(
     }
     let mut implementations = std::collections::BTreeMap::new();
     implementations.insert("question".to_owned(), parsed.parser.clone());
-    implementations.insert("kb".to_owned(), TABULATE_NAME.to_owned());
+    // The tabulator both finds the rows and gives the answer (what `trace show` names).
+    for brick in ["kb", "retrieve", "generate"] {
+        implementations.insert(brick.to_owned(), TABULATE_NAME.to_owned());
+    }
     let mut timings = std::collections::BTreeMap::new();
     timings.insert("structured_index".to_owned(), started.elapsed().as_millis() as u64);
     let meta = docintel::schema::Meta {

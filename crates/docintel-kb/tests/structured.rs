@@ -163,6 +163,23 @@ fn counting_filtering_and_grouping_questions_cite_every_document() {
     assert!(refused.contains("\"discount\"") && refused.contains("invoice date"), "{refused}");
     assert!(!answer.output.answer.feedback.answer_found && answer.output.answer.items.is_empty());
 
+    // With an output folder, a count is traced like any answer: the question folder
+    // holds the answer and the structured step that gave it.
+    let out = dir.path().join("out");
+    let mut options = AskOptions::new(5);
+    options.out_dir = Some(out.clone());
+    let engine = Engine::new(&options).expect("engine");
+    let answer = docintel_kb::ask_keyed(&kb, &engine, "How many invoices per year?", &options, 5, None).unwrap();
+    let trace_dir = PathBuf::from(answer.output.meta.trace_dir.as_deref().expect("traced"));
+    assert!(trace_dir.starts_with(&out), "{}", trace_dir.display());
+    let trace = docintel::load_question_trace(&trace_dir).expect("the trace reads back");
+    let step = trace.events.iter().find(|e| e.step == "structured_index").expect("the structured step");
+    assert_eq!(step.brick, "kb");
+    assert_eq!(step.detail["structured"]["count"], 4, "{}", step.detail);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(trace_dir.join("answer.json")).unwrap()).unwrap();
+    assert_eq!(saved["answer"]["items"].as_array().map(Vec::len), Some(4));
+
     // A passage question keeps the search path.
     let answer = ask(&kb, "What is the total amount of the Amazon Web Services invoice?", None).unwrap();
     assert!(answer.kb.structured.is_none());

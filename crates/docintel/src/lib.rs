@@ -54,6 +54,7 @@ pub use corpus::{CORPUS_EXTENSIONS, Corpus, corpus_files, load_corpus};
 pub use engine::{Engine, question_parser};
 pub use error::{EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, PipelineError};
 pub use options::{AskOptions, GeneratorChoice, MAX_PREVIOUS_TURNS, VisionSettings};
+pub use record::write_answer_trace;
 pub use replay::{ReplayCheck, ReplayReport, replay_question, replay_question_with_options};
 pub use vision::VISION_CACHE_DIR;
 

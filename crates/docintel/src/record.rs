@@ -66,3 +66,21 @@ pub(crate) fn write_trace(
         }
     }
 }
+
+/// The question folder of an answer no document gave (a knowledge base's count from its
+/// structured index): `<out>/<key>/questions/<question and turns>` with `events` and the
+/// answer, `key` naming what answered ([`docintel_schema::slug::document_key`] of a name
+/// and a hash), with the parsed question and the profile it was parsed for (so `docintel
+/// trace show` reads the folder back). A failed write is [`PipelineError::NotWritten`], as
+/// for a document's.
+pub fn write_answer_trace(
+    out_dir: &Path,
+    key: &str,
+    previous_turns: &[String],
+    parsed: (&DocumentProfile, &ParsedQuestion),
+    events: &[TraceEvent],
+    output: AskOutput,
+) -> Result<AskOutput, PipelineError> {
+    let question = output.question.clone();
+    write_trace(out_dir, key, &question, previous_turns, Some(parsed), events, output)
+}
