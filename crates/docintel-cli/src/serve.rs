@@ -37,16 +37,36 @@ pub(crate) struct ServeArgs {
     /// Write each answer's audit trail under KB/traces/ and serve it at GET /v1/traces/{id}.
     #[arg(long)]
     traces: bool,
+    /// A tenant key file (`docintel kb key new`; repeat for several): each encrypted
+    /// knowledge base is opened with the one its manifest accepts (default:
+    /// $DOCINTEL_KB_KEY_FILE).
+    #[arg(long = "key-file", value_name = "FILE")]
+    key_files: Vec<PathBuf>,
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let mut key_files = args.key_files.clone();
+    if key_files.is_empty()
+        && let Some(path) = std::env::var_os("DOCINTEL_KB_KEY_FILE").filter(|v| !v.is_empty())
+    {
+        key_files.push(PathBuf::from(path));
+    }
+    let keys = key_files
+        .iter()
+        .map(|path| docintel_kb::KbKey::from_file(path))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
     let mut tenants = Vec::new();
     for kb in &args.kbs {
         let kb = std::path::absolute(kb).with_context(|| kb.display().to_string())?;
         if tenants.iter().any(|t: &TenantKb| t.kb == kb) {
             bail!("{}: given twice", kb.display());
         }
-        let tenant = TenantKb::load(kb)?;
+        // An encrypted knowledge base needs the key that opens it: none fitting is said now,
+        // not at the first question.
+        // (The error names the KB and says how to give the key.)
+        let key = docintel_kb::key_for(&kb, &keys).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let tenant = TenantKb::load(kb)?.with_key(key);
         if tenant.key_hashes.is_empty() {
             bail!("{}: no API key; make one with `docintel kb key add {}`", tenant.kb.display(), tenant.kb.display());
         }

@@ -57,7 +57,7 @@ pub use error::KbError;
 pub use ingest::{AddReport, COMMIT_EVERY, Progress, add, add_keyed};
 pub use manifest::{DocEntry, Failure, KB_FORMAT_VERSION, MANIFEST, Manifest, document_schema};
 pub use questions::{QUESTIONS, QuestionRow, questions};
-pub use scoped::{ask_document, stored_document};
+pub use scoped::{ask_document, ask_document_keyed, stored_document, stored_document_keyed};
 pub use seal::{AEAD, KEY_BYTES, KbKey, KeyCheck};
 pub use structured::{
     DocFields, FieldCount, FieldValue, HEADER_PAGES, MAX_LABEL_WORDS, SHARE_DIVISOR, STRUCTURED_REPORT,
@@ -65,6 +65,29 @@ pub use structured::{
     report as structured_report,
 };
 pub use tabulate::{Group, StructuredAnswer, TABULATE_NAME};
+
+/// The key among `keys` that opens the knowledge base at `kb`: `None` for one that is not
+/// encrypted (no key is needed), else the first key its manifest accepts
+/// ([`KbError::KeyRequired`] when `keys` is empty, [`KbError::WrongKey`] when none fits).
+/// A folder with no manifest yet (nothing added) needs no key.
+pub fn key_for(kb: &Path, keys: &[KbKey]) -> Result<Option<KbKey>, KbError> {
+    let manifest = match manifest::load_any(kb) {
+        Ok(manifest) => manifest,
+        Err(KbError::NotAKb { .. }) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    if manifest.encryption.is_none() {
+        return Ok(None);
+    }
+    let mut last = KbError::KeyRequired { dir: kb.display().to_string() };
+    for key in keys {
+        match manifest.reading_key(kb, Some(key)) {
+            Ok(_) => return Ok(Some(key.clone())),
+            Err(error) => last = error,
+        }
+    }
+    Err(last)
+}
 
 /// The knowledge base's manifest: its documents and the files that failed.
 pub fn list(kb: &Path) -> Result<Manifest, KbError> {

@@ -12,20 +12,25 @@ use docintel::{AskOptions, Corpus, Engine};
 use crate::ask::{Candidate, KbAnswer, KbMeta};
 use crate::error::KbError;
 use crate::manifest::{self, DocEntry};
+use crate::seal::KbKey;
 use crate::store;
 
 /// The manifest entry and stored parsed document of the document with id
 /// `id`; [`KbError::UnknownDocument`] when the manifest holds no such id
 /// (only ids the manifest names are opened: `id` never builds a path).
 pub fn stored_document(kb: &Path, id: &str) -> Result<(DocEntry, ParsedDocument), KbError> {
+    stored_document_keyed(kb, id, None)
+}
+
+/// [`stored_document`] of an encrypted knowledge base, with the tenant's key
+/// ([`KbError::KeyRequired`] without one, [`KbError::WrongKey`] with another).
+pub fn stored_document_keyed(kb: &Path, id: &str, key: Option<&KbKey>) -> Result<(DocEntry, ParsedDocument), KbError> {
     let manifest = manifest::load(kb)?;
     let entry = manifest
         .document(id)
         .cloned()
         .ok_or_else(|| KbError::UnknownDocument(format!("{}: no document with id {id:?}", kb.display())))?;
-    // `docintel serve` holds no tenant encryption key yet: an encrypted
-    // knowledge base is refused here ([`KbError::KeyRequired`]).
-    let key = manifest.reading_key(kb, None)?;
+    let key = manifest.reading_key(kb, key)?;
     let document = store::read_document(kb, &entry.id, key)?;
     Ok((entry, document))
 }
@@ -39,8 +44,20 @@ pub fn ask_document(
     options: &AskOptions,
     id: &str,
 ) -> Result<KbAnswer, KbError> {
+    ask_document_keyed(kb, engine, question, options, id, None)
+}
+
+/// [`ask_document`] of an encrypted knowledge base, with the tenant's key.
+pub fn ask_document_keyed(
+    kb: &Path,
+    engine: &Engine,
+    question: &str,
+    options: &AskOptions,
+    id: &str,
+    key: Option<&KbKey>,
+) -> Result<KbAnswer, KbError> {
     let started = std::time::Instant::now();
-    let (entry, document) = stored_document(kb, id)?;
+    let (entry, document) = stored_document_keyed(kb, id, key)?;
     let load_ms = started.elapsed().as_millis() as u64;
     let corpus = Corpus {
         folder: kb.to_owned(),

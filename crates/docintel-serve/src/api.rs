@@ -148,8 +148,18 @@ fn ingest(
     name: &str,
     bytes: &[u8],
 ) -> Result<(&'static str, docintel_kb::DocEntry), ApiError> {
-    let _writer = tenant.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let kb = &tenant.kb;
+    // The upload would be kept under KB/uploads/ in plaintext, beside text sealed per key.
+    if tenant.key.is_some() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "encrypted_kb",
+            "uploads to an encrypted knowledge base are not supported (the file would be stored unsealed); \
+             add it with `docintel kb add KB FILE --key-file KEY`"
+                .to_owned(),
+        ));
+    }
+    let _writer = tenant.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let sha: String = Sha256::digest(bytes).iter().take(6).map(|b| format!("{b:02x}")).collect();
     let dir = kb.join(UPLOADS);
     std::fs::create_dir_all(&dir).map_err(|e| ApiError::internal(format!("{}: {e}", dir.display())))?;
@@ -220,7 +230,7 @@ pub(crate) async fn ask(
     let candidates = request.candidates.unwrap_or(docintel_kb::DEFAULT_CANDIDATES).clamp(1, 10);
     let shared = state.clone();
     let (answer, trace) = blocking(&state, move || {
-        let kb = &shared.tenants[t].kb;
+        let (kb, key) = (&shared.tenants[t].kb, shared.tenants[t].key.as_ref());
         // With `--traces`, the trace goes where `kb ask --out KB/traces` would write it.
         let mut options = docintel::AskOptions { previous_turns: history, ..shared.options.clone() };
         if shared.traces {
@@ -228,8 +238,8 @@ pub(crate) async fn ask(
         }
         let options = &options;
         let mut answer = match &request.document {
-            Some(id) => docintel_kb::ask_document(kb, &shared.engine, &question, options, id)?,
-            None => docintel_kb::ask(kb, &shared.engine, &question, options, candidates)?,
+            Some(id) => docintel_kb::ask_document_keyed(kb, &shared.engine, &question, options, id, key)?,
+            None => docintel_kb::ask_keyed(kb, &shared.engine, &question, options, candidates, key)?,
         };
         // No server path in the answer: the trace folder relative to the KB, and its id.
         let trace = answer.output.meta.trace_dir.take().and_then(|dir| crate::traces::trace_id(kb, Path::new(&dir)));

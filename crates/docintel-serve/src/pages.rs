@@ -53,8 +53,8 @@ pub(crate) async fn page_png(
     let dpi = query.dpi.unwrap_or(DEFAULT_DPI).clamp(36, 300);
     let shared = state.clone();
     let png = blocking(&state, move || {
-        let kb = &shared.tenants[t].kb;
-        let (entry, document) = docintel_kb::stored_document(kb, &id)?;
+        let tenant = &shared.tenants[t];
+        let (entry, document) = docintel_kb::stored_document_keyed(&tenant.kb, &id, tenant.key.as_ref())?;
         if !document.pages.iter().any(|p| p.page == page) {
             return Err(ApiError::not_found(format!("the document has no page {page}")));
         }
@@ -107,7 +107,8 @@ pub(crate) async fn page_lines(
     let page = page_number(&page)?;
     let shared = state.clone();
     let body = blocking(&state, move || {
-        let (_, document) = docintel_kb::stored_document(&shared.tenants[t].kb, &id)?;
+        let tenant = &shared.tenants[t];
+        let (_, document) = docintel_kb::stored_document_keyed(&tenant.kb, &id, tenant.key.as_ref())?;
         let info = document
             .pages
             .iter()

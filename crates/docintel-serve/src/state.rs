@@ -41,6 +41,9 @@ pub struct TenantKb {
     pub kb: PathBuf,
     /// SHA-256 (hex) of each key.
     pub key_hashes: Vec<String>,
+    /// The key of an encrypted knowledge base (`docintel serve --key-file`); `None` for
+    /// one that is not encrypted.
+    pub key: Option<docintel_kb::KbKey>,
     /// Held while an upload writes the knowledge base (one writer at a time).
     pub(crate) writer: Mutex<()>,
 }
@@ -49,7 +52,13 @@ impl TenantKb {
     /// The tenant of `kb`, with the keys stored there.
     pub fn load(kb: PathBuf) -> Result<Self, keys::KeyError> {
         let key_hashes = keys::load_keys(&kb)?.keys.into_iter().map(|k| k.sha256).collect();
-        Ok(Self { kb, key_hashes, writer: Mutex::new(()) })
+        Ok(Self { kb, key_hashes, key: None, writer: Mutex::new(()) })
+    }
+
+    /// This tenant, opening its encrypted knowledge base with `key`.
+    pub fn with_key(mut self, key: Option<docintel_kb::KbKey>) -> Self {
+        self.key = key;
+        self
     }
 }
 

@@ -440,3 +440,43 @@ fn with_traces_an_answer_s_audit_trail_is_served() {
     // The shared server has no trace of that id in its tenant's knowledge base.
     assert_eq!(get(f.server.addr(), &format!("/v1/traces/{id}"), Some(&f.key_a)).error_code(404), "not_found");
 }
+
+#[test]
+fn an_encrypted_kb_is_served_with_its_key_and_takes_no_upload() {
+    let kb = docintel_test_support::temp_dir("serve-sealed");
+    let tenant_key = docintel_kb::KbKey::from_bytes([7; docintel_kb::KEY_BYTES]);
+    let aws = docintel_test_support::invoice("AmazonWebServices.pdf");
+    let report = docintel_kb::add_keyed(kb.path(), &[aws], 1, Some(&tenant_key), &mut |_, _, _| {}).unwrap();
+    assert!(report.failed.is_empty());
+    // The key is found among those given; with none, or another, the server is not started.
+    let other = docintel_kb::KbKey::from_bytes([8; docintel_kb::KEY_BYTES]);
+    let found = docintel_kb::key_for(kb.path(), &[other.clone(), tenant_key.clone()]).unwrap();
+    assert!(found.is_some());
+    assert!(matches!(docintel_kb::key_for(kb.path(), &[]), Err(docintel_kb::KbError::KeyRequired { .. })));
+    assert!(matches!(docintel_kb::key_for(kb.path(), &[other]), Err(docintel_kb::KbError::WrongKey { .. })));
+
+    let api_key = docintel_serve::add_key(kb.path()).unwrap();
+    let tenant = TenantKb::load(kb.path().to_owned()).unwrap().with_key(found);
+    let server = docintel_serve::start(
+        "127.0.0.1:0".parse().unwrap(),
+        AppState::new(vec![tenant], ask_options(), Limits::default()).unwrap(),
+    )
+    .unwrap();
+    let (addr, key) = (server.addr(), Some(api_key.as_str()));
+    let reply = post_json(addr, "/v1/ask", key, &serde_json::json!({ "question": "What is the total amount?" }));
+    assert_eq!(reply.status, 200, "{}", String::from_utf8_lossy(&reply.body));
+    let answer = reply.json();
+    assert_eq!(answer["answer"]["items"][0]["value"]["value"], 4.11, "{answer}");
+    assert_eq!(answer["citations_verified"], true);
+    let id = answer["kb"]["document_id"].as_str().unwrap().to_owned();
+    // The stored lines are opened with the key too (the viewer's boxes).
+    let lines = get(addr, &format!("/v1/documents/{id}/pages/1/lines"), key);
+    assert_eq!(lines.status, 200, "{}", String::from_utf8_lossy(&lines.body));
+    assert!(lines.json()["lines"].as_array().unwrap().iter().any(|l| l["text"].as_str().unwrap().contains("TOTAL")));
+    // An upload would be kept unsealed under KB/uploads/: refused, nothing written.
+    let bytes = std::fs::read(docintel_test_support::invoice("saeco.pdf")).unwrap();
+    let upload =
+        request(addr, "POST", "/v1/documents?name=saeco.pdf", key, &[("Content-Type", "application/pdf")], &bytes);
+    assert_eq!(upload.error_code(409), "encrypted_kb");
+    assert!(!kb.path().join("uploads").exists());
+}
