@@ -88,7 +88,7 @@ pub use page::PAGE_TIME_BUDGET;
 pub use parquet_tables::write_tables;
 pub use vision::{
     DEFAULT_VISION_MAX_CALLS, LOW_OCR_CONFIDENCE, PageKind, VISION_DPI, VISION_PROMPT_VERSION, VISION_SCHEMA_NAME,
-    VisionOptions, VisionRun, describe_pages, vision_pages, vision_request,
+    VisionOptions, VisionRun, describe_pages, is_figure_caption, vision_pages, vision_request,
 };
 
 use std::collections::HashMap;

@@ -77,18 +77,24 @@ pub struct VisionRun {
 }
 
 /// The pages the vision step looks at, ascending, each with why: pages whose figure is a
-/// picture (an `image` or a `montage`), and scanned pages whose OCR confidence is low.
+/// picture (an `image` or a `montage`), pages whose `vector` figure the page captions as a
+/// figure ("Figure 3:", "Fig. 2", [`is_figure_caption`]), and scanned pages whose OCR
+/// confidence is low.
 ///
-/// A `vector` figure is not looked at: its labels and numbers are already in the text
-/// layer, and ruled tables reach that rule too (an invoice's grid would cost a model call
-/// per page and add nothing the text does not say).
+/// An uncaptioned `vector` figure is not looked at: ruled tables reach that rule too (an
+/// invoice's grid would cost a model call per page and add nothing its text does not
+/// say), while a chart drawn with paths is captioned in the documents that print one.
 pub fn vision_pages(doc: &ParsedDocument) -> Vec<(u32, PageKind)> {
     let (figures, scanned) = crate::vision_candidates(doc);
-    let pictured = |page: u32| {
-        doc.pages.iter().any(|p| p.page == page && matches!(p.figure_kind.as_deref(), Some("image" | "montage")))
+    let kind_of = |page: u32| doc.pages.iter().find(|p| p.page == page).and_then(|p| p.figure_kind.as_deref());
+    let captioned = |page: u32| doc.lines.iter().any(|l| l.page == page && is_figure_caption(&l.text));
+    let shown = |page: u32| match kind_of(page) {
+        Some("image" | "montage") => true,
+        Some("vector") => captioned(page),
+        _ => false,
     };
     let mut pages: Vec<(u32, PageKind)> =
-        figures.into_iter().filter(|&p| pictured(p)).map(|p| (p, PageKind::Figure)).collect();
+        figures.into_iter().filter(|&p| shown(p)).map(|p| (p, PageKind::Figure)).collect();
     for page in scanned {
         let confidences: Vec<f32> =
             doc.lines.iter().filter(|l| l.page == page).filter_map(|l| doc.ocr_confidence(l.line_id)).collect();
@@ -100,6 +106,17 @@ pub fn vision_pages(doc: &ParsedDocument) -> Vec<(u32, PageKind)> {
     }
     pages.sort_unstable_by_key(|&(page, _)| page);
     pages
+}
+
+/// Whether a line opens a figure's caption: a figure word ("Figure", "Fig.", "Figura",
+/// "Abbildung", "Abb.", "Graphique") and its number ("Figure 3: …", "Fig. 2b", "FIGURE 1").
+pub fn is_figure_caption(text: &str) -> bool {
+    let lower = text.trim_start().to_lowercase();
+    ["figure", "figura", "fig.", "fig", "abbildung", "abb.", "graphique"]
+        .iter()
+        .find_map(|word| lower.strip_prefix(word))
+        .map(str::trim_start)
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// The request that asks `model` to describe one page image (sent with the image).

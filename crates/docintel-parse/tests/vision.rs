@@ -5,7 +5,8 @@
 use std::cell::RefCell;
 
 use docintel_parse::{
-    PageKind, VisionOptions, describe_pages, parse_pdf_bytes, vision_candidates, vision_pages, vision_request,
+    PageKind, VisionOptions, describe_pages, is_figure_caption, parse_pdf_bytes, vision_candidates, vision_pages,
+    vision_request,
 };
 use docintel_schema::{LanguageModel, LineSource, LlmRequest, LlmResponse, ParsedDocument, Usage};
 use docintel_test_support::{figure_pdf, temp_dir};
@@ -181,13 +182,28 @@ fn scanned_pages_are_shown_when_ocr_read_them_badly() {
 }
 
 #[test]
-fn a_figure_drawn_with_vector_paths_is_not_shown() {
-    // Its labels are in the text layer, and ruled tables (an invoice's grid) draw as many
-    // paths: a picture of the page would cost a call and add nothing.
+fn a_vector_figure_is_shown_only_when_the_page_captions_it() {
+    // Page 2 reads "Figure 1: Revenue by year": a chart drawn with paths is still a figure.
     let (_, mut doc) = report();
     doc.pages[1].figure_kind = Some("vector".into());
+    assert_eq!(vision_pages(&doc), [(2, PageKind::Figure)]);
+    // Without the caption it is as likely a ruled table (an invoice's grid draws as many
+    // paths), whose text says it all: not worth a call.
+    for line in doc.lines.iter_mut().filter(|l| l.page == 2) {
+        line.text = "Revenue by year".into();
+    }
     assert_eq!(vision_candidates(&doc), (vec![2], vec![]));
     assert_eq!(vision_pages(&doc), []);
+}
+
+#[test]
+fn figure_captions() {
+    for caption in ["Figure 1: Revenue by year", "FIGURE 12", "Fig. 2b", "Fig 3", "Abbildung 4", "Figura 5."] {
+        assert!(is_figure_caption(caption), "{caption}");
+    }
+    for other in ["Figures show revenue", "Figure shows", "Table 1", "configured 3", "TOTAL AMOUNT DUE"] {
+        assert!(!is_figure_caption(other), "{other}");
+    }
 }
 
 #[test]
