@@ -51,11 +51,9 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     {
         key_files.push(PathBuf::from(path));
     }
-    let keys = key_files
-        .iter()
-        .map(|path| docintel_kb::KbKey::from_file(path))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|error| anyhow::anyhow!("{error}"))?;
+    // A key file that cannot be read, or no key for an encrypted knowledge base, is bad
+    // input (exit 3, as for `kb ask`).
+    let keys = key_files.iter().map(|path| docintel_kb::KbKey::from_file(path)).collect::<Result<Vec<_>, _>>()?;
     let mut tenants = Vec::new();
     for kb in &args.kbs {
         let kb = std::path::absolute(kb).with_context(|| kb.display().to_string())?;
@@ -65,7 +63,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         // An encrypted knowledge base needs the key that opens it: none fitting is said now,
         // not at the first question.
         // (The error names the KB and says how to give the key.)
-        let key = docintel_kb::key_for(&kb, &keys).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let key = docintel_kb::key_for(&kb, &keys)?;
         let tenant = TenantKb::load(kb)?.with_key(key);
         if tenant.key_hashes.is_empty() {
             bail!("{}: no API key; make one with `docintel kb key add {}`", tenant.kb.display(), tenant.kb.display());

@@ -152,3 +152,43 @@ fn kb_ask_follow_up_routes_with_the_earlier_question() {
     assert_eq!(not_a_trace.status.code(), Some(3), "{not_a_trace:?}");
     assert!(String::from_utf8_lossy(&not_a_trace.stderr).contains("answer.json"), "{not_a_trace:?}");
 }
+
+#[test]
+fn serve_refuses_to_start_on_an_encrypted_kb_without_its_key() {
+    let dir = temp_dir("cli-serve-key");
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let (kb, key, other) = (path("kb"), path("tenant.key"), path("other.key"));
+    assert!(docintel(&["kb", "key", "new", &key]).status.success());
+    assert!(docintel(&["kb", "key", "new", &other]).status.success());
+    let aws = invoice("AmazonWebServices.pdf");
+    assert!(docintel(&["kb", "add", &kb, aws.to_str().unwrap(), "--key-file", &key]).status.success());
+    assert!(docintel(&["kb", "key", "add", &kb]).status.success());
+    for extra in [&[][..], &["--key-file", other.as_str()][..]] {
+        let mut args = vec!["serve", "--kb", kb.as_str(), "--addr", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_docintel"))
+            .args(&args)
+            .env_remove("DOCINTEL_KB_KEY_FILE")
+            .env_remove("DOCINTEL_LLM_BASE_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It must stop at start; a server that runs is killed and fails the test.
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if started.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(3), "{args:?}: {stderr}");
+        assert!(stderr.contains(&kb) && stderr.contains("key"), "{stderr}");
+    }
+}
