@@ -53,7 +53,7 @@ pub(crate) struct KbKeyAddArgs {
 const KEY_FILE_ENV: &str = "DOCINTEL_KB_KEY_FILE";
 
 /// The tenant's key: `--key-file`, else `DOCINTEL_KB_KEY_FILE`, else none.
-fn key(key_file: Option<&PathBuf>) -> Result<Option<docintel_kb::KbKey>, KbError> {
+pub(crate) fn key(key_file: Option<&PathBuf>) -> Result<Option<docintel_kb::KbKey>, KbError> {
     let path =
         key_file.cloned().or_else(|| std::env::var_os(KEY_FILE_ENV).filter(|v| !v.is_empty()).map(PathBuf::from));
     path.map(|p| docintel_kb::KbKey::from_file(&p)).transpose()

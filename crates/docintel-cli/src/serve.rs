@@ -45,15 +45,14 @@ pub(crate) struct ServeArgs {
 }
 
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let mut key_files = args.key_files.clone();
-    if key_files.is_empty()
-        && let Some(path) = std::env::var_os("DOCINTEL_KB_KEY_FILE").filter(|v| !v.is_empty())
-    {
-        key_files.push(PathBuf::from(path));
-    }
-    // A key file that cannot be read, or no key for an encrypted knowledge base, is bad
-    // input (exit 3, as for `kb ask`).
-    let keys = key_files.iter().map(|path| docintel_kb::KbKey::from_file(path)).collect::<Result<Vec<_>, _>>()?;
+    // The `--key-file`s, else `kb`'s default key (DOCINTEL_KB_KEY_FILE). A key file that
+    // cannot be read, or no key for an encrypted knowledge base, is bad input (exit 3, as
+    // for `kb ask`).
+    let keys: Vec<docintel_kb::KbKey> = if args.key_files.is_empty() {
+        crate::kb::key(None)?.into_iter().collect()
+    } else {
+        args.key_files.iter().map(|path| docintel_kb::KbKey::from_file(path)).collect::<Result<_, _>>()?
+    };
     let mut tenants = Vec::new();
     for kb in &args.kbs {
         let kb = std::path::absolute(kb).with_context(|| kb.display().to_string())?;
